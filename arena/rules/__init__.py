@@ -1,0 +1,35 @@
+"""The rules engine: pure game logic, no I/O, no clocks, no global state.
+
+Public API::
+
+    from arena.rules import get_variant
+    state = get_variant("scat").new_match(4, seed=7)
+    while not state.is_over:
+        state.apply(state.legal_actions()[0])
+    print(state.outcome)
+"""
+
+from arena.rules.game import Action, Event, IllegalActionError, MatchState, Outcome, RulesError
+from arena.rules.hands import HandValue
+from arena.rules.options import OptionError, OptionSpec, parse_option_pairs
+from arena.rules.registry import UnknownVariantError, get_variant, hookimpl, variants
+from arena.rules.variant import Family, Variant
+
+__all__ = [
+    "Action",
+    "Event",
+    "Family",
+    "HandValue",
+    "IllegalActionError",
+    "MatchState",
+    "OptionError",
+    "OptionSpec",
+    "Outcome",
+    "RulesError",
+    "UnknownVariantError",
+    "Variant",
+    "get_variant",
+    "hookimpl",
+    "parse_option_pairs",
+    "variants",
+]

@@ -1,0 +1,43 @@
+"""The built-in variants, registered through the ``arena.variants`` plugin hook."""
+
+from __future__ import annotations
+
+from arena.rules.registry import hookimpl
+from arena.rules.thirty_one import THIRTY_ONE
+from arena.rules.variant import Variant
+
+
+@hookimpl
+def arena_variants() -> list[Variant]:
+    """The draw-and-discard family's presets (RULES.md 3.7)."""
+    return [
+        Variant("scat", THIRTY_ONE, "Thirty-One / Scat / Blitz: knock, blitz on 31, three lives with a free ride"),
+        Variant("scat-trips", THIRTY_ONE, "Scat where three of a rank count 30", {"trips": "30"}),
+        Variant("dollar-bill", THIRTY_ONE, "Scat with four lives (the corners of a bill)", {"lives": 4}),
+        Variant("eenendertigen", THIRTY_ONE, "Dutch Scat with the 32-card deck", {"deck": 32}),
+        Variant(
+            "california-quick",
+            THIRTY_ONE,
+            "Scat where a knocker tied for lowest loses too, knocker losses cost 2, and the first "
+            "player may knock out of the gate",
+            {"knocker_tie": "loses", "knocker_blitz_penalty": 2, "out_of_the_gate": True},
+        ),
+        Variant(
+            "west-lansing",
+            THIRTY_ONE,
+            "Cut-throat Scat: no free ride, trips 30.5 (all tie), a knocker who beats nobody loses 2",
+            {"free_ride": False, "trips": "30.5", "tiebreak": "none", "knocker_must_beat": True},
+        ),
+        Variant(
+            "no-elimination",
+            THIRTY_ONE,
+            "Scat scored in points per round (blitz 6; high 3/4, middle 2/1, low 1/0 for knockers)",
+            {"scoring": "points"},
+        ),
+        Variant(
+            "banking",
+            THIRTY_ONE,
+            "Scat for chips: antes, a face-down widow to exchange with, the highest hand takes the pot",
+            {"scoring": "chips", "widow": True},
+        ),
+    ]

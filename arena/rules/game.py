@@ -1,0 +1,228 @@
+"""The game interface every rules family implements.
+
+It is shaped after OpenSpiel's game/state split: a :class:`Variant` (a named preset of a
+rules family) creates a :class:`MatchState`, which says whose turn it is, which actions
+are legal, applies one, builds per-seat observations and keeps a full event log.  Chance
+(the deal) is driven inside the state by a seeded generator, or by explicit deck orders,
+so a match is a pure function of its variant, options, seat count, seed and actions.
+Nothing here assumes draw-and-discard play: trick-taking and bidding games (Skat) fit the
+same decide/apply loop with their own action kinds.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from arena.cards import CARDS, Card, card_names, parse_card
+
+if TYPE_CHECKING:
+    from arena.rules.variant import Variant
+
+__all__ = [
+    "Action",
+    "Event",
+    "IllegalActionError",
+    "MatchState",
+    "Outcome",
+    "RulesError",
+    "rank_placements",
+]
+
+
+class RulesError(ValueError):
+    """Base class of every error the rules engine raises."""
+
+
+class IllegalActionError(RulesError):
+    """An action that is not legal in the current state; the state is unchanged."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One decision: a kind (``draw``, ``discard``, ``swap_one`` ...), cards, an argument.
+
+    Its text form (``str(action)``) is what bots see and send: the kind, then the
+    cards, then the argument, separated by spaces (``discard 6h``, ``swap_one 9h Ah``,
+    ``exchange 5c for 1``).  Use :meth:`of` to get the shared instance of an action.
+    """
+
+    kind: str
+    cards: tuple[Card, ...] = ()
+    arg: str = ""
+    text: str = field(default="", compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @staticmethod
+    def of(kind: str, *cards: Card, arg: str = "") -> Action:
+        """The interned action ``kind cards arg`` (one object per distinct action)."""
+        key = (kind, cards, arg)
+        action = _INTERNED.get(key)
+        if action is None:
+            text = " ".join([kind, *card_names(cards), *([arg] if arg else [])])
+            action = _INTERNED[key] = Action(kind, cards, arg, text)
+        return action
+
+    @staticmethod
+    def parse(text: str) -> Action:
+        """Parse the text form: a kind, then cards, then anything else as the argument."""
+        words = text.split()
+        if not words:
+            raise RulesError("empty action")
+        cards: list[Card] = []
+        rest = words[1:]
+        while rest:
+            try:
+                cards.append(parse_card(rest[0]))
+            except ValueError:
+                break
+            rest = rest[1:]
+        return Action.of(words[0], *cards, arg=" ".join(rest))
+
+
+_INTERNED: dict[tuple[str, tuple[Card, ...], str], Action] = {}
+
+
+class Event(NamedTuple):
+    """One entry of a match's log.
+
+    ``public`` is what every seat sees; ``private`` maps a seat to what only that seat
+    sees (its dealt hand, the card it drew).  The log with both parts is the full record.
+    """
+
+    kind: str
+    seat: int | None
+    public: Mapping[str, Any]
+    private: Mapping[int, Mapping[str, Any]] | None = None
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The event as ``seat`` may see it (``None``: a spectator, public part only)."""
+        out: dict[str, Any] = {"event": self.kind}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        out.update(self.public)
+        if self.private is not None and seat in self.private:
+            out.update(self.private[seat])
+        return out
+
+    def full(self) -> dict[str, Any]:
+        """The event with every private part, for the match record."""
+        out = self.view(None)
+        if self.private:
+            out["private"] = {str(s): dict(p) for s, p in self.private.items()}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a match ended: per-seat placements (1 = best, ties share) and scores."""
+
+    placements: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+    rounds: int
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Seats placed first."""
+        return tuple(s for s, p in enumerate(self.placements) if p == 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "placements": list(self.placements),
+            "scores": list(self.scores),
+            "reason": self.reason,
+            "rounds": self.rounds,
+        }
+
+
+def rank_placements(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Competition ranking (1, 2, 2, 4) of seats by ``keys``, higher key better."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+
+
+class MatchState(ABC):
+    """One match at one table, from the first deal to the outcome.
+
+    Subclasses keep the rules; this base keeps what every family shares: the variant,
+    options, seat count, seed and the event log.  The loop a referee runs is::
+
+        while not state.is_over:
+            seat = state.to_move
+            action = choose(state.observe(seat), state.legal_actions())
+            state.apply(action)
+    """
+
+    def __init__(self, variant: Variant, players: int, options: Mapping[str, Any], seed: int) -> None:
+        self.variant = variant
+        self.players = players
+        self.options: Mapping[str, Any] = options
+        self.seed = seed
+        self.log: list[Event] = []
+        self.outcome: Outcome | None = None
+
+    @property
+    def is_over(self) -> bool:
+        """True once the match has an outcome."""
+        return self.outcome is not None
+
+    @property
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """The seat that must decide now, or ``None`` when the match is over."""
+
+    @property
+    @abstractmethod
+    def round(self) -> int:
+        """The current round (hand) number, from 1."""
+
+    @abstractmethod
+    def legal_actions(self) -> Sequence[Action]:
+        """The actions the seat to move may take now (empty when the match is over)."""
+
+    @abstractmethod
+    def apply(self, action: Action) -> None:
+        """Apply the seat to move's ``action``.
+
+        Raises :class:`IllegalActionError` (and changes nothing) if it is not legal.
+        """
+
+    @abstractmethod
+    def observe(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may know now, as a JSON-ready dict; never another seat's secrets."""
+
+    def can_apply(self, action: Action) -> bool:
+        """Whether ``action`` is legal now."""
+        return action in self.legal_actions()
+
+    def events_for(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+        """The log from index ``start`` as ``seat`` sees it."""
+        return [event.view(seat) for event in self.log[start:]]
+
+    def actions(self) -> list[tuple[int, Action]]:
+        """Every decision so far as ``(seat, action)``: with the seed, a full replay."""
+        return [(e.seat, Action.parse(e.public["action"])) for e in self.log if e.kind == "action" and e.seat is not None]
+
+    def _illegal(self, action: object) -> IllegalActionError:
+        legal = ", ".join(str(a) for a in self.legal_actions()) or "none (the match is over)"
+        return IllegalActionError(f"{action} is not legal for seat {self.to_move} now; legal: {legal}")
+
+
+def check_deck(deck: Sequence[Card], expected: Sequence[Card]) -> list[Card]:
+    """``deck`` as a list if it is a permutation of ``expected``; RulesError otherwise."""
+    cards = [CARDS[int(c)] for c in deck]
+    if sorted(cards) != sorted(expected):
+        missing = sorted(set(expected) - set(cards))
+        extra = sorted(set(cards) - set(expected))
+        raise RulesError(
+            f"an explicit deck must hold each card of the {len(expected)}-card deck once"
+            f" (missing: {' '.join(card_names(missing)) or '-'}; unexpected or repeated:"
+            f" {' '.join(card_names(extra)) or ('a repeated card' if len(cards) != len(set(cards)) else '-')})"
+        )
+    return cards
+

@@ -1,0 +1,582 @@
+"""The draw-and-discard family: Scat / Blitz / Thirty-One and its presets (RULES.md section 3).
+
+One state machine covers lives games (``scat`` and relatives), the points game
+(``no-elimination``) and the chips game (``banking``); the presets differ only in option
+values.  A turn is one or two decisions: ``draw``/``take`` then ``discard CARD``, or a
+single ``knock``, ``stand`` (last turns) or ``exchange`` (banking).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any, Final
+
+from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names, derive_seed, new_deck
+from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck, rank_placements
+from arena.rules.hands import (
+    ACES_33,
+    BLITZ,
+    HandValue,
+    json_number,
+    special_values,
+    thirty_one_points,
+    thirty_one_value,
+)
+from arena.rules.options import OptionSpec
+from arena.rules.variant import Family, Variant
+
+__all__ = ["ThirtyOneFamily", "ThirtyOneState", "THIRTY_ONE"]
+
+# Labels for derive_seed: round r is dealt from derive_seed(seed, DEAL, r).
+DEAL: Final = 1
+RESHUFFLE: Final = 2
+
+DRAW: Final = Action.of("draw")
+TAKE: Final = Action.of("take")
+KNOCK: Final = Action.of("knock")
+STAND: Final = Action.of("stand")
+DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
+
+_TURN, _DISCARD, _OVER = 0, 1, 2
+
+OPTIONS: Final = (
+    OptionSpec("deck", "choice", 52, "deck size: 52 (full) or 32 (7 to A)", choices=(52, 32)),
+    OptionSpec("scoring", "choice", "lives", "what a round changes: lives (elimination), points, chips",
+               choices=("lives", "points", "chips")),
+    OptionSpec("lives", "int", 3, "lives (tokens) each player starts with", minimum=1),
+    OptionSpec("free_ride", "bool", True, "at zero lives a player plays on until its next loss"),
+    OptionSpec("trips", "choice", "none", "value of three of a rank", choices=("none", "30", "30.5")),
+    OptionSpec("three_aces", "choice", "none", "value of three aces (33 acts like a blitz and beats it)",
+               choices=("none", "32", "33")),
+    OptionSpec("blitz_only_akt", "bool", False, "a blitz must be exactly A K T of one suit"),
+    OptionSpec("tiebreak", "choice", "cards", "how equal values are split when the highest hand is found",
+               choices=("cards", "suit", "none")),
+    OptionSpec("knock_first_turn", "bool", True, "a player may knock on its first turn of the round"),
+    OptionSpec("knocker_penalty", "int", 2, "lives a knocker who is lowest alone loses", minimum=0),
+    OptionSpec("knocker_tie", "choice", "safe", "a knocker tied for lowest is safe, or loses knocker_penalty",
+               choices=("safe", "loses")),
+    OptionSpec("knocker_must_beat", "bool", False,
+               "a knocker who beats nobody loses knocker_penalty and nobody else loses (West Lansing)"),
+    OptionSpec("knocker_blitz_penalty", "int", 1, "lives a knocker loses to a blitz", minimum=0),
+    OptionSpec("out_of_the_gate", "bool", False,
+               "the first player's first-turn knock ends the round at once; dealt 31s wait for it"),
+    OptionSpec("blitz_on_turn", "bool", False, "a blitz counts only when shown by knocking on one's own turn"),
+    OptionSpec("stock_out", "choice", "draw", "empty stock before a knock: the round is a draw, or the "
+               "discard pile (but its top) is reshuffled", choices=("draw", "reshuffle")),
+    OptionSpec("bankroll", "int", 20, "chips each player starts with (chips scoring)", minimum=1),
+    OptionSpec("widow", "bool", False, "deal a face-down three-card widow players may exchange with (banking)"),
+    OptionSpec("rounds", "int", None, "rounds in a points or chips match", minimum=1,
+               default_text="auto: 2 x players (points), 5 x players (chips)"),
+    OptionSpec("max_rounds", "int", None, "round cap; players still in are then placed by standing",
+               minimum=1, default_text="auto: 200, or 500 for points games"),
+    OptionSpec("max_turns", "int", 500, "turns in one round before it is called a draw (a safeguard "
+               "against players that never end a round)", minimum=1),
+)
+
+
+class ThirtyOneFamily(Family):
+    """Scat and relatives: three-card hands valued by suit sum, knock, blitz, showdown."""
+
+    name = "thirty-one"
+    options = OPTIONS
+
+    def new_match(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> ThirtyOneState:
+        return ThirtyOneState(variant, players, options, seed, decks, dealer)
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        if len(cards) != 3:
+            raise RulesError(f"a hand in this game has 3 cards, not {len(cards)}")
+        if len(set(cards)) != 3:
+            raise RulesError("a hand cannot hold the same card twice")
+        if options["deck"] == 32 and any(c >> 2 < 5 for c in cards):
+            low = " ".join(str(c) for c in cards if c >> 2 < 5)
+            raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
+        return evaluate_hand(cards, options)
+
+
+def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+    """A hand's value under this family's options (no input checks: the engine's hot path)."""
+    return thirty_one_value(
+        cards,
+        trips=options["trips"],
+        three_aces=options["three_aces"],
+        blitz_only_akt=options["blitz_only_akt"],
+        tiebreak=options["tiebreak"],
+    )
+
+
+THIRTY_ONE: Final = ThirtyOneFamily()
+
+
+class ThirtyOneState(MatchState):
+    """A match of the draw-and-discard family."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> None:
+        super().__init__(variant, players, options, seed)
+        o = options
+        self._scoring: str = o["scoring"]
+        self._fresh = new_deck(o["deck"])
+        self._decks = [check_deck(d, self._fresh) for d in decks or ()]
+        n = players
+        if self._scoring == "points":
+            self._rounds_total: int | None = o["rounds"] or 2 * n
+            self._max_rounds: int = o["max_rounds"] or 500
+        elif self._scoring == "chips":
+            self._rounds_total = o["rounds"] or 5 * n
+            self._max_rounds = o["max_rounds"] or 200
+        else:
+            self._rounds_total = None
+            self._max_rounds = o["max_rounds"] or 200
+        start = {"lives": o["lives"], "chips": o["bankroll"], "points": 0}[self._scoring]
+        self.standing: list[int] = [start] * n
+        """Lives, chips or points of each seat (by ``scoring``)."""
+        self.active: list[bool] = [True] * n
+        self._out_round: list[int] = [0] * n
+        self.dealer = dealer
+        self._round = 0
+        self.pot = 0
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        self.stock = Stock(())
+        self.pile: list[Card] = []  # top card last
+        self.widow: list[Card] = []
+        self.widow_up: list[bool] = []
+        self.knocker = -1
+        self._seat = 0
+        self._phase = _OVER
+        self._last_turns = 0
+        self._turns: list[int] = [0] * n
+        self._round_turns = 0
+        self._taken: Card | None = None
+        self._stock_emptied = False
+        self._gate = False
+        self._reshuffles = 0
+        self._legal: list[Action] | None = None
+        self._aces_33 = o["three_aces"] == "33"
+        self._akt_only = bool(o["blitz_only_akt"])
+        self._blitz_on_turn = bool(o["blitz_on_turn"])
+        self._trips_value, self._aces_value = special_values(o["trips"], o["three_aces"])
+        self._max_turns: int = o["max_turns"]
+        self._standing_view: tuple[int, ...] = ()
+        self._active_view: tuple[bool, ...] = ()
+        self._start_round()
+
+    # -- the public interface -------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self._phase == _OVER else self._seat
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is not None:
+            return legal
+        phase = self._phase
+        if phase == _DISCARD:
+            taken = self._taken
+            legal = [DISCARD[c] for c in self.hands[self._seat] if c is not taken]
+        elif phase == _TURN:
+            legal = [DRAW] if self.stock else []
+            if self.pile:
+                legal.append(TAKE)
+            seat = self._seat
+            o = self.options
+            if self.knocker < 0:
+                if self._turns[seat] or o["knock_first_turn"] or self._gate or (
+                    o["blitz_on_turn"] and self._special(seat)
+                ):
+                    legal.append(KNOCK)
+            else:
+                legal.append(STAND)
+                if o["blitz_on_turn"] and self._special(seat):
+                    legal.append(KNOCK)
+            if self.widow:
+                legal.extend(self._exchanges())
+        else:
+            legal = []
+        self._legal = legal
+        return legal
+
+    def apply(self, action: Action) -> None:
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            raise self._illegal(action)
+        self._legal = None
+        seat = self._seat
+        kind = action.kind
+        hand = self.hands[seat]
+        if kind == "discard":
+            card = action.cards[0]
+            hand.remove(card)
+            self.pile.append(card)
+            self._taken = None
+            self.log.append(Event("action", seat, {"action": action.text}))
+            self._end_turn(seat)
+        elif kind == "draw":
+            card = self.stock.deal()
+            hand.append(card)
+            self._phase = _DISCARD
+            self.log.append(Event("action", seat, {"action": "draw"}, {seat: {"card": NAMES[card]}}))
+            if not self.stock and self.knocker < 0:
+                self._stock_emptied = True
+        elif kind == "take":
+            card = self.pile.pop()
+            hand.append(card)
+            self._taken = card
+            self._phase = _DISCARD
+            self.log.append(Event("action", seat, {"action": "take", "card": NAMES[card]}))
+        elif kind == "knock":
+            self.log.append(Event("action", seat, {"action": "knock"}))
+            self._knock(seat)
+        elif kind == "stand":
+            self.log.append(Event("action", seat, {"action": "stand"}))
+            self._end_turn(seat)
+        else:  # exchange with the widow
+            self._exchange(seat, action)
+            self._end_turn(seat)
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        pile = self.pile
+        phase = self._phase
+        knocker = self.knocker
+        obs: dict[str, Any] = {
+            "seat": seat,
+            "round": self._round,
+            "dealer": self.dealer,
+            "to_move": None if phase == _OVER else self._seat,
+            "phase": ("turn" if knocker < 0 else "last_turn", "discard", "over")[phase],
+            "hand": [NAMES[c] for c in self.hands[seat]],
+            "discard_top": NAMES[pile[-1]] if pile else None,
+            "discard_size": len(pile),
+            "stock": len(self.stock),
+            "knocker": knocker if knocker >= 0 else None,
+            self._scoring: self._standing_view,
+            "active": self._active_view,
+        }
+        if phase == _DISCARD and seat == self._seat:
+            obs["must_keep"] = NAMES[self._taken] if self._taken is not None else None
+        if self.widow:
+            obs["widow"] = [NAMES[c] if up else None for c, up in zip(self.widow, self.widow_up)]
+            obs["pot"] = self.pot
+        return obs
+
+    def _publish_standing(self) -> None:
+        """Refresh the immutable views of lives/chips/points that observations share."""
+        self._standing_view = tuple(self.standing)
+        self._active_view = tuple(self.active)
+
+    # -- rounds -------------------------------------------------------------------
+
+    def _left(self, seat: int) -> int:
+        """The next seat clockwise that is still in."""
+        n = self.players
+        active = self.active
+        seat = (seat + 1) % n
+        while not active[seat]:
+            seat = (seat + 1) % n
+        return seat
+
+    def _deck_for_round(self) -> Stock:
+        index = self._round - 1
+        if index < len(self._decks):
+            return Stock(self._decks[index])
+        return Stock(self._fresh, derive_seed(self.seed, DEAL, self._round))
+
+    def _start_round(self) -> None:
+        o = self.options
+        n = self.players
+        if self._scoring == "chips":
+            for s in range(n):
+                if self.active[s] and self.standing[s] < 1:
+                    self.active[s] = False
+                    self._out_round[s] = self._round + 1
+            if sum(self.active) < 2:
+                self._finish("one player holds every chip")
+                return
+        self._round += 1
+        order = []
+        seat = self.dealer
+        for _ in range(sum(self.active)):
+            seat = self._left(seat)
+            order.append(seat)
+        self.log.append(Event("round_start", None, {
+            "round": self._round, "dealer": self.dealer, self._scoring: list(self.standing),
+            "active": list(self.active),
+        }))
+        if self._scoring == "chips":
+            for s in order:
+                self.standing[s] -= 1
+            self.pot += len(order)
+        self._publish_standing()
+        deck = self._deck_for_round()
+        hands = self.hands = [[] for _ in range(n)]
+        self.widow = []
+        for _ in range(3):
+            for s in order:
+                hands[s].append(deck.deal())
+            if o["widow"]:
+                self.widow.append(deck.deal())
+        self.widow_up = [False] * len(self.widow)
+        self.pile = [deck.deal()]
+        self.stock = deck
+        self.knocker = -1
+        self._turns = [0] * n
+        self._round_turns = 0
+        self._taken = None
+        self._stock_emptied = False
+        self._reshuffles = 0
+        self._legal = None
+        self._seat = order[0]
+        self._phase = _TURN
+        self._gate = bool(o["out_of_the_gate"])
+        public: dict[str, Any] = {"upcard": str(self.pile[-1]), "stock": len(self.stock)}
+        if self.widow:
+            public["widow"] = len(self.widow)
+        if self._scoring == "chips":
+            public["pot"] = self.pot
+        self.log.append(Event("deal", None, public, {s: {"hand": card_names(hands[s])} for s in order}))
+        if not o["blitz_on_turn"] and not self._gate:
+            self._check_blitz(order)
+
+    def _special(self, seat: int) -> int:
+        """0, BLITZ or ACES_33 for ``seat``'s hand: the per-turn check, kept cheap."""
+        a, b, c = self.hands[seat]
+        if self._aces_33 and a >> 2 == b >> 2 == c >> 2 == 12:
+            return ACES_33
+        if a & 3 == b & 3 == c & 3 and POINTS[a] + POINTS[b] + POINTS[c] == 31:
+            if not self._akt_only or sorted((a >> 2, b >> 2, c >> 2)) == [8, 11, 12]:
+                return BLITZ
+        return 0
+
+    def _check_blitz(self, seats: Sequence[int]) -> bool:
+        """End the round if any of ``seats`` holds a blitz; True if it did."""
+        levels = {s: self._special(s) for s in seats}
+        top = max(levels.values())
+        if top:
+            self._blitz([s for s, level in levels.items() if level == top])
+            return True
+        return False
+
+    def _knock(self, seat: int) -> None:
+        if self.options["blitz_on_turn"] and self._special(seat):
+            self._blitz([seat])
+            return
+        gate = self._gate
+        self._gate = False
+        self.knocker = seat
+        self._turns[seat] += 1
+        self._last_turns = sum(self.active) - 1
+        if gate or self._last_turns == 0:
+            self._showdown()
+        else:
+            self._seat = self._left(seat)
+            self._phase = _TURN
+
+    def _end_turn(self, seat: int) -> None:
+        self._turns[seat] += 1
+        self._round_turns += 1
+        self._phase = _TURN
+        if not self._blitz_on_turn:
+            if self._gate:  # the first player declined to knock out of the gate
+                self._gate = False
+                if self._check_blitz([seat] + [s for s in self._turn_order() if s != seat]):
+                    return
+            elif self._special(seat):
+                self._blitz([seat])
+                return
+        if self.knocker >= 0:
+            self._last_turns -= 1
+            if self._last_turns == 0:
+                self._showdown()
+                return
+        elif self._stock_emptied:
+            if self.options["stock_out"] == "draw":
+                self._end_round("draw", [0] * self.players, {})
+                return
+            self._reshuffle()
+        if self._round_turns >= self._max_turns:
+            self._end_round("turn_cap", [0] * self.players, {})
+            return
+        self._seat = self._left(seat)
+
+    def _turn_order(self) -> list[int]:
+        order = []
+        seat = self.dealer
+        for _ in range(sum(self.active)):
+            seat = self._left(seat)
+            order.append(seat)
+        return order
+
+    def _reshuffle(self) -> None:
+        self._stock_emptied = False
+        if len(self.pile) < 2:
+            return
+        self._reshuffles += 1
+        top = self.pile.pop()
+        seed = derive_seed(self.seed, RESHUFFLE, self._round, self._reshuffles)
+        self.stock = Stock(self.pile, seed)
+        self.pile = [top]
+        self.log.append(Event("reshuffle", None, {"stock": len(self.stock)}))
+
+    def _exchanges(self) -> list[Action]:
+        hand = sorted(self.hands[self._seat])
+        widow = range(len(self.widow))
+        out = []
+        for k in range(1, min(3, len(self.widow)) + 1):
+            for give in combinations(hand, k):
+                for take in combinations(widow, k):
+                    out.append(Action.of("exchange", *give, arg="for " + " ".join(map(str, take))))
+        return out
+
+    def _exchange(self, seat: int, action: Action) -> None:
+        positions = [int(p) for p in action.arg.split()[1:]]
+        hand = self.hands[seat]
+        received = [self.widow[p] for p in positions]
+        public: dict[str, Any] = {
+            "action": action.text,
+            "taken_face_up": [str(self.widow[p]) for p in positions if self.widow_up[p]],
+        }
+        for give, p in zip(action.cards, positions):
+            hand.remove(give)
+            hand.append(self.widow[p])
+            self.widow[p] = give
+            self.widow_up[p] = True
+        self.log.append(Event("action", seat, public, {seat: {"received": card_names(received)}}))
+
+    # -- round ends -----------------------------------------------------------------
+
+    def _value(self, seat: int) -> float:
+        return thirty_one_points(self.hands[seat], self._trips_value, self._aces_value)
+
+    def _blitz(self, blitzers: list[int]) -> None:
+        n = self.players
+        change = [0] * n
+        if self._scoring == "lives":
+            for s in range(n):
+                if self.active[s] and s not in blitzers:
+                    change[s] = -(self.options["knocker_blitz_penalty"] if s == self.knocker else 1)
+        elif self._scoring == "points":
+            for s in blitzers:
+                change[s] = 6
+        else:
+            for s in range(n):
+                if self.active[s] and s not in blitzers and self.standing[s] > 0:
+                    change[s] = -1
+                    self.pot += 1
+            self._share_pot(blitzers, change)
+        self._end_round("blitz", change, {s: self._value(s) for s in blitzers}, blitzers)
+
+    def _share_pot(self, winners: list[int], change: list[int]) -> None:
+        share = self.pot // len(winners)
+        for s in winners:
+            change[s] += share
+        self.pot -= share * len(winners)
+
+    def _showdown(self) -> None:
+        """Score a round that ends with hands shown: losing is decided on value alone."""
+        n = self.players
+        values = {s: self._value(s) for s in range(n) if self.active[s]}
+        change = [0] * n
+        knocker = self.knocker
+        o = self.options
+        if self._scoring == "lives":
+            low = min(values.values())
+            losers = [s for s, v in values.items() if v == low]
+            beaten = knocker >= 0 and any(v < values[knocker] for v in values.values())
+            if o["knocker_must_beat"] and knocker >= 0 and not beaten:
+                change[knocker] = -o["knocker_penalty"]
+            else:
+                for s in losers:
+                    if s != knocker:
+                        change[s] = -1
+                    elif len(losers) == 1 or o["knocker_tie"] == "loses":
+                        change[s] = -o["knocker_penalty"]
+        elif self._scoring == "points":
+            ranked = sorted(values, key=values.__getitem__, reverse=True)
+            last = len(ranked) - 1
+            for s in ranked:
+                first = next(j for j, t in enumerate(ranked) if values[t] == values[s])
+                category = 0 if first == 0 else (2 if first == last else 1)
+                change[s] = ((3, 2, 1), (4, 1, 0))[s == knocker][category]
+        else:  # the highest hand, by the cards tie-break, takes the pot
+            keys = {s: evaluate_hand(self.hands[s], o).high_key for s in values}
+            top = max(keys.values())
+            self._share_pot([s for s, k in keys.items() if k == top], change)
+        self._end_round("showdown", change, values)
+
+    def _end_round(self, end: str, change: list[int], shown: Mapping[int, float],
+                   blitzers: Sequence[int] = ()) -> None:
+        """Apply a round's result, log it, and deal the next round or finish the match."""
+        n = self.players
+        cancelled = False
+        eliminated: list[int] = []
+        if self._scoring == "lives":
+            floor = 0 if self.options["free_ride"] else 1
+            after = [self.standing[s] + change[s] for s in range(n)]
+            eliminated = [s for s in range(n) if self.active[s] and after[s] < floor]
+            if eliminated and len(eliminated) == sum(self.active):
+                cancelled, eliminated = True, []
+            else:
+                self.standing = after
+        else:
+            for s in range(n):
+                self.standing[s] += change[s]
+        for s in eliminated:
+            self.active[s] = False
+            self._out_round[s] = self._round
+        self._publish_standing()
+        key = {"lives": "lives_lost", "points": "points_won", "chips": "chips_won"}[self._scoring]
+        amounts = [-c for c in change] if self._scoring == "lives" else change
+        self.log.append(Event("round_end", None, {
+            "end": end,
+            key: amounts,
+            "cancelled": cancelled,
+            "knocker": self.knocker if self.knocker >= 0 else None,
+            "blitz": list(blitzers),
+            "hands": {str(s): card_names(self.hands[s]) for s in shown},
+            "values": {str(s): json_number(v) for s, v in shown.items()},
+            "eliminated": eliminated,
+            self._scoring: list(self.standing),
+        }))
+        self._phase = _OVER
+        self._legal = None
+        if sum(self.active) <= 1:
+            self._finish("last player in")
+        elif self._rounds_total is not None and self._round >= self._rounds_total:
+            self._finish("rounds played")
+        elif self._round >= self._max_rounds:
+            self._finish("round cap")
+        else:
+            self.dealer = self._left(self.dealer)
+            self._start_round()
+
+    def _finish(self, reason: str) -> None:
+        n = self.players
+        if self._scoring == "points":
+            keys: list[Any] = list(self.standing)
+        else:
+            keys = [(1, self.standing[s]) if self.active[s] else (0, self._out_round[s]) for s in range(n)]
+        self._phase = _OVER
+        self._legal = None
+        self.outcome = Outcome(rank_placements(keys), tuple(float(x) for x in self.standing), reason, self._round)
+        self.log.append(Event("match_end", None, self.outcome.to_dict()))

@@ -1,0 +1,150 @@
+"""Rules-engine speed: in-process random play, per variant, against a minimal ceiling.
+
+Every variant plays the same seeds with uniformly random legal actions, building the
+deciding seat's observation at every decision (what a referee sends a bot).  The same
+run also plays a deliberately minimal Scat engine (integer cards, no observations, no
+log, no options) on the same seeds: the ceiling the real engine is compared with.
+
+    python benchmarks/engine.py [--players 4] [--matches 300] [--repeats 5]
+
+Figures are medians of ``--repeats`` runs; compare ratios taken in one run, since
+absolute speed varies a lot on shared machines.  Target: ``scat`` with 4 players reaches
+at least 100,000 decisions per second and one third of the minimal engine's rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tabulate import tabulate  # noqa: E402
+
+from arena.rules import get_variant, variants  # noqa: E402
+
+TARGET_DECISIONS = 100_000
+TARGET_RATIO = 1 / 3
+
+POINTS = [min(i >> 2, 8) + 2 if (i >> 2) < 12 else 11 for i in range(52)]
+
+
+def _value(hand: list[int]) -> int:
+    sums = [0, 0, 0, 0]
+    for c in hand:
+        sums[c & 3] += POINTS[c]
+    return max(sums)
+
+
+def minimal_match(players: int, seed: int) -> int:
+    """A bare Scat match with random play; returns the number of decisions."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    lives = [3] * players
+    dealer = decisions = 0
+    while sum(1 for x in lives if x >= 0) > 1:
+        live = [s for s in range(players) if lives[s] >= 0]
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hands = {s: [deck.pop(), deck.pop(), deck.pop()] for s in live}
+        pile = [deck.pop()]
+        seat = live[(live.index(dealer) + 1) % len(live)] if dealer in live else live[0]
+        knocker, left, loser = -1, 0, None
+        while True:
+            decisions += 1
+            options = ["take", "draw"] if deck else ["take"]
+            options.append("knock" if knocker < 0 else "stand")
+            move = choice(options)
+            hand = hands[seat]
+            if move == "knock":
+                knocker, left = seat, len(live) - 1
+            elif move != "stand":
+                taken = pile.pop() if move == "take" else deck.pop()
+                hand.append(taken)
+                decisions += 1
+                discard = choice([c for c in hand if c != taken] if move == "take" else hand)
+                hand.remove(discard)
+                pile.append(discard)
+                if _value(hand) == 31 and len({c & 3 for c in hand}) == 1:
+                    loser = [s for s in live if s != seat]
+                    break
+                if not deck and knocker < 0:
+                    loser = []
+                    break
+            if knocker >= 0 and move != "knock":
+                left -= 1
+                if left == 0:
+                    break
+            seat = live[(live.index(seat) + 1) % len(live)]
+        if loser is None:
+            values = {s: _value(hands[s]) for s in live}
+            low = min(values.values())
+            loser = [s for s in live if values[s] == low]
+        for s in loser:
+            lives[s] -= 2 if s == knocker and len(loser) == 1 else (0 if s == knocker else 1)
+        dealer = (dealer + 1) % players
+    return decisions
+
+
+def engine_match(name: str, players: int, seed: int) -> int:
+    """One match of the real engine with random play and observations; decisions made."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    state = get_variant(name).new_match(players, seed=seed)
+    decisions = 0
+    while not state.is_over:
+        seat = state.to_move
+        assert seat is not None
+        state.observe(seat)
+        state.apply(choice(state.legal_actions()))
+        decisions += 1
+    return decisions
+
+
+def measure(play: Callable[[int], int], seeds: Iterable[int], repeats: int) -> tuple[float, float]:
+    """Median decisions/s and matches/s over ``repeats`` runs of ``play`` on ``seeds``."""
+    seeds = list(seeds)
+    rates: list[tuple[float, float]] = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        decisions = sum(play(seed) for seed in seeds)
+        elapsed = time.perf_counter() - start
+        rates.append((decisions / elapsed, len(seeds) / elapsed))
+    return statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--matches", type=int, default=300, help="matches per run and variant")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is shown")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    seeds = range(args.matches)
+    ceiling, ceiling_matches = measure(lambda s: minimal_match(args.players, s), seeds, args.repeats)
+    rows = [["minimal scat (ceiling)", f"{ceiling:,.0f}", f"{ceiling_matches:,.1f}", "1.00"]]
+    scat_rate = 0.0
+    for name in variants():
+        rate, matches = measure(lambda s, n=name: engine_match(n, args.players, s), seeds, args.repeats)  # type: ignore[misc]
+        if name == "scat":
+            scat_rate = rate
+        rows.append([name, f"{rate:,.0f}", f"{matches:,.1f}", f"{rate / ceiling:.2f}"])
+    print(f"In-process random play, {args.players} players, {args.matches} matches per run, "
+          f"median of {args.repeats} runs, one core")
+    print(tabulate(rows, headers=["engine", "decisions/s", "matches/s", "x ceiling"], tablefmt="github"))
+    ratio = scat_rate / ceiling
+    ok = scat_rate >= TARGET_DECISIONS and ratio >= TARGET_RATIO
+    print(f"\nscat: {scat_rate:,.0f} decisions/s (target {TARGET_DECISIONS:,}), {ratio:.2f} of the "
+          f"minimal engine (target {TARGET_RATIO:.2f}): {'MET' if ok else 'NOT MET'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
