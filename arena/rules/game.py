@@ -105,7 +105,7 @@ class Event(NamedTuple):
         if self.seat is not None:
             out["seat"] = self.seat
         out.update(self.public)
-        if self.private is not None and seat in self.private:
+        if self.private is not None and seat is not None and seat in self.private:
             out.update(self.private[seat])
         return out
 
@@ -206,7 +206,9 @@ class MatchState(ABC):
 
     def actions(self) -> list[tuple[int, Action]]:
         """Every decision so far as ``(seat, action)``: with the seed, a full replay."""
-        return [(e.seat, Action.parse(e.public["action"])) for e in self.log if e.kind == "action" and e.seat is not None]
+        return [
+            (e.seat, Action.parse(e.public["action"])) for e in self.log if e.kind == "action" and e.seat is not None
+        ]
 
     def _illegal(self, action: object) -> IllegalActionError:
         legal = ", ".join(str(a) for a in self.legal_actions()) or "none (the match is over)"

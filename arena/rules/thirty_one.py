@@ -363,9 +363,9 @@ class ThirtyOneState(MatchState):
         a, b, c = self.hands[seat]
         if self._aces_33 and a >> 2 == b >> 2 == c >> 2 == 12:
             return ACES_33
-        if a & 3 == b & 3 == c & 3 and POINTS[a] + POINTS[b] + POINTS[c] == 31:
-            if not self._akt_only or sorted((a >> 2, b >> 2, c >> 2)) == [8, 11, 12]:
-                return BLITZ
+        blitz = a & 3 == b & 3 == c & 3 and POINTS[a] + POINTS[b] + POINTS[c] == 31
+        if blitz and (not self._akt_only or sorted((a >> 2, b >> 2, c >> 2)) == [8, 11, 12]):
+            return BLITZ
         return 0
 
     def _check_blitz(self, seats: Sequence[int]) -> bool:

@@ -1,0 +1,30 @@
+# Two commands on a fresh machine:  `make demo`  and  `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench lint clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+demo: $(STAMP)            ## install, then run the main job on its embedded default
+	$(VENV)/bin/arena demo
+
+test: $(STAMP)            ## the whole test suite, then the type check
+	$(PY) -m pytest
+	$(PY) -m mypy
+
+bench: $(STAMP)           ## speed measurements (not tests)
+	$(PY) benchmarks/engine.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check arena tests benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis
