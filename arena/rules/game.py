@@ -196,6 +196,11 @@ class MatchState(ABC):
     def observe(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may know now, as a JSON-ready dict; never another seat's secrets."""
 
+    @abstractmethod
+    def forfeit(self, seat: int) -> None:
+        """Take ``seat`` out of the match at once (its bot failed): it is placed last and
+        the others play on without it as the rules allow.  No effect on a seat already out."""
+
     def can_apply(self, action: Action) -> bool:
         """Whether ``action`` is legal now."""
         return action in self.legal_actions()

@@ -149,6 +149,7 @@ class ThirtyOneState(MatchState):
         """Lives, chips or points of each seat (by ``scoring``)."""
         self.active: list[bool] = [True] * n
         self._out_round: list[int] = [0] * n
+        self._forfeits: list[int] = [0] * n  # 1, 2, ... in the order seats forfeited
         self.dealer = dealer
         self._round = 0
         self.pot = 0
@@ -284,6 +285,37 @@ class ThirtyOneState(MatchState):
         """Refresh the immutable views of lives/chips/points that observations share."""
         self._standing_view = tuple(self.standing)
         self._active_view = tuple(self.active)
+
+    def forfeit(self, seat: int) -> None:
+        if self.outcome is not None or not self.active[seat]:
+            return
+        owed = []  # seats still owed a last turn after a knock, from the seat to move on
+        if self.knocker >= 0:
+            s = self._seat
+            for _ in range(self._last_turns):
+                owed.append(s)
+                s = self._left(s)
+        self.active[seat] = False
+        self._forfeits[seat] = max(self._forfeits) + 1
+        self._legal = None
+        self._publish_standing()
+        self.log.append(Event("forfeit", seat, {}))
+        if sum(self.active) <= 1:
+            self._finish("every other player forfeited" if sum(self.active) else "every player forfeited")
+            return
+        if seat in owed:
+            self._last_turns -= 1
+            if self._last_turns == 0:
+                self._showdown()
+                return
+        if seat == self._seat:
+            self._taken = None
+            self._phase = _TURN
+            self._seat = self._left(seat)
+        if self._gate:  # the first player left before deciding on knocking out of the gate
+            self._gate = False
+            if not self._blitz_on_turn:
+                self._check_blitz(self._turn_order())
 
     # -- rounds -------------------------------------------------------------------
 
@@ -497,7 +529,7 @@ class ThirtyOneState(MatchState):
         n = self.players
         values = {s: self._value(s) for s in range(n) if self.active[s]}
         change = [0] * n
-        knocker = self.knocker
+        knocker = self.knocker if self.knocker >= 0 and self.active[self.knocker] else -1
         o = self.options
         if self._scoring == "lives":
             low = min(values.values())
@@ -570,12 +602,16 @@ class ThirtyOneState(MatchState):
             self.dealer = self._left(self.dealer)
             self._start_round()
 
+    def _placement_key(self, seat: int) -> tuple[int, int]:
+        """Higher is better: players in by standing, then players out by when, forfeits last."""
+        if self._forfeits[seat]:
+            return (-1, self._forfeits[seat])
+        if self.active[seat] or self._scoring == "points":
+            return (1, self.standing[seat])
+        return (0, self._out_round[seat])
+
     def _finish(self, reason: str) -> None:
-        n = self.players
-        if self._scoring == "points":
-            keys: list[Any] = list(self.standing)
-        else:
-            keys = [(1, self.standing[s]) if self.active[s] else (0, self._out_round[s]) for s in range(n)]
+        keys = [self._placement_key(s) for s in range(self.players)]
         self._phase = _OVER
         self._legal = None
         self.outcome = Outcome(rank_placements(keys), tuple(float(x) for x in self.standing), reason, self._round)

@@ -1,0 +1,130 @@
+"""The bot host: runs in a Python bot's own process and speaks the protocol for it.
+
+    python -m arena.bothost --file bots/random/bot.py --name random --version 1.0.0
+    python -m arena.bothost --module my_package.my_bot --name mine --version 2.1
+
+It loads the bot's module with pluggy (hooks in :mod:`arena.sdk`), then answers the
+referee's messages on stdin/stdout until ``bye`` or end of input.  The bot's own
+``print`` output goes to stderr, so it can never corrupt the protocol stream.  An
+exception in the bot's code ends the process with the traceback on stderr, which the
+referee records as a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, BinaryIO
+
+import msgspec
+import pluggy
+
+from arena.protocol import PROTOCOL_VERSION, Bye, Decide, Error, Hello, MatchEnd, MatchStart, RefereeMessage
+from arena.sdk import PROJECT, BotSpec, MatchInfo
+
+__all__ = ["load_plugin", "serve"]
+
+
+def load_plugin(file: str | None = None, module: str | None = None) -> ModuleType:
+    """Import a bot's module from a file (its folder joins ``sys.path``) or by name."""
+    if module:
+        return importlib.import_module(module)
+    if not file:
+        raise SystemExit("bothost: give --file or --module")
+    path = Path(file).resolve()
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"bothost: cannot load {path}")
+    plugin = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = plugin
+    spec.loader.exec_module(plugin)
+    return plugin
+
+
+def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Answer the referee until ``bye`` or end of input."""
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(BotSpec)
+    pm.register(plugin)
+    hook = pm.hook
+    if not hook.choose.get_hookimpls():
+        raise SystemExit("bothost: the bot implements no `choose` hook")
+    choose = _chooser(hook.choose)
+    watches_events = bool(hook.on_event.get_hookimpls())
+    decode = msgspec.json.Decoder(RefereeMessage).decode
+    encode = msgspec.json.Encoder().encode
+    write = stdout.write
+    flush = stdout.flush
+    match: MatchInfo | None = None
+
+    def deliver(events: list[dict[str, Any]]) -> None:
+        assert match is not None
+        match.events.extend(events)
+        if watches_events:
+            for event in events:
+                hook.on_event(event=event, match=match)
+
+    for line in stdin:
+        message = decode(line)
+        if type(message) is Decide:
+            if message.events:
+                deliver(message.events)
+            action = choose(message.observation, message.legal, match)
+            write(b'{"type":"action","id":%d,"action":%s}\n' % (message.id, encode(action)))
+            flush()
+        elif type(message) is MatchStart:
+            match = MatchInfo(message.match_id, message.variant, message.options, message.seat, message.players,
+                              message.time)
+            hook.match_start(match=match)
+        elif type(message) is MatchEnd:
+            if match is not None:
+                deliver(message.events)
+                hook.match_end(outcome=message.outcome, match=match)
+            match = None
+        elif type(message) is Hello:
+            write(encode({"type": "hello", "name": name, "version": version, "protocol": PROTOCOL_VERSION}) + b"\n")
+            flush()
+        elif type(message) is Error:
+            print(f"referee: {message.message}", file=sys.stderr)
+        elif type(message) is Bye:
+            return
+
+
+def _chooser(caller: pluggy.HookCaller) -> Callable[[dict[str, Any], list[str], MatchInfo | None], Any]:
+    """A function calling the bot's ``choose``: directly when a single plain implementation
+    exists (the hot path: pluggy's dispatch costs more than a trivial bot's decision)."""
+    impls = caller.get_hookimpls()
+    if len(impls) == 1 and not (impls[0].hookwrapper or impls[0].wrapper):
+        function, names = impls[0].function, impls[0].argnames
+
+        def direct(observation: dict[str, Any], legal: list[str], match: MatchInfo | None) -> Any:
+            given = {"observation": observation, "legal": legal, "match": match}
+            return function(*[given[n] for n in names])
+
+        return direct
+    return lambda observation, legal, match: caller(observation=observation, legal=legal, match=match)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m arena.bothost", description=__doc__)
+    parser.add_argument("--file", help="the bot's Python file")
+    parser.add_argument("--module", help="the bot's importable module")
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--version", required=True)
+    args = parser.parse_args(argv)
+    protocol_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # the bot's output, even from C code, must not reach the protocol stream
+    sys.stdout = sys.stderr
+    plugin = load_plugin(args.file, args.module)
+    serve(plugin, args.name, args.version, sys.stdin.buffer, protocol_out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""Bot manifests (``bot.toml``) and finding a bot by folder, bundled name or installed plugin.
+
+A bot is a folder with a ``bot.toml``::
+
+    name = "random"
+    version = "1.0.0"
+    author = "Thirty-One Arena"
+    description = "Plays a uniformly random legal action."
+    variants = ["*"]            # variant names it plays, or "*" for all
+    entry = "bot.py"            # a Python bot: the module with its hook implementations
+    # command = ["node", "bot.js"]   # any other language: a command speaking the protocol
+
+Installed packages provide bots through the ``arena.bots`` entry-point group: the entry
+point names a module with hook implementations and an optional ``MANIFEST`` dict (the
+same keys as ``bot.toml``, without ``entry``/``command``).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tomllib
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "find_bot", "load_manifest"]
+
+ENTRY_POINT_GROUP = "arena.bots"
+BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
+"""The bundled bots (the repository's ``bots/`` folder)."""
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_REQUIRED = ("name", "version")
+_KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes"}
+
+
+class ManifestError(ValueError):
+    """A bot that cannot be found, or whose manifest is invalid; says what to fix."""
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """A validated bot: who it is, where it lives, and how to start it."""
+
+    name: str
+    version: str
+    author: str
+    description: str
+    variants: tuple[str, ...]
+    folder: Path | None
+    entry: str | None = None
+    module: str | None = None
+    command: tuple[str, ...] = ()
+
+    @property
+    def is_python(self) -> bool:
+        """Run by the bot host (``entry`` or ``module``) rather than its own command."""
+        return not self.command
+
+    def plays(self, variant: str) -> bool:
+        """Whether the bot says it supports ``variant``."""
+        return "*" in self.variants or variant in self.variants
+
+    def argv(self, python: str = sys.executable) -> list[str]:
+        """The command that starts the bot; Python bots start from a real interpreter path."""
+        if self.command:  # files of the bot's folder by absolute path: bots run in a scratch folder
+            folder = self.folder
+            return [str(folder / c) if folder and (folder / c).is_file() else c for c in self.command]
+        where = ["--module", self.module] if self.module else ["--file", str(self.folder / str(self.entry))]  # type: ignore[operator]
+        return [python, "-m", "arena.bothost", *where, "--name", self.name, "--version", self.version]
+
+    @property
+    def label(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+
+def load_manifest(folder: Path) -> BotManifest:
+    """Read and validate ``folder/bot.toml``."""
+    path = folder / "bot.toml"
+    if not path.is_file():
+        raise ManifestError(f"{folder}: no bot.toml (a bot is a folder with a bot.toml manifest; see docs/BOTS.md)")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ManifestError(f"{path}: not valid TOML: {error}") from None
+    manifest = _validate(data, str(path), folder)
+    if manifest.entry is not None and not (folder / manifest.entry).is_file():
+        raise ManifestError(f"{path}: entry {manifest.entry!r} is not a file in {folder}")
+    return manifest
+
+
+def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str | None = None) -> BotManifest:
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KNOWN))}")
+    for key in _REQUIRED:
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ManifestError(f"{where}: {key!r} must be a non-empty string")
+    if not _NAME.match(data["name"]):
+        raise ManifestError(
+            f"{where}: name {data['name']!r} must be lower-case letters, digits, '-', '_' or '.' (at most 64)"
+        )
+    variants = data.get("variants", ["*"])
+    if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
+        raise ManifestError(f"{where}: 'variants' must be a non-empty list of variant names, or [\"*\"]")
+    entry, command = data.get("entry"), data.get("command")
+    if module is None and (entry is None) == (command is None):
+        raise ManifestError(f"{where}: give exactly one of 'entry' (a Python file) or 'command' (a list of strings)")
+    if entry is not None and not (isinstance(entry, str) and entry.endswith(".py")):
+        raise ManifestError(f"{where}: 'entry' must name a Python file such as \"bot.py\"")
+    if command is not None and not (
+        isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)
+    ):
+        raise ManifestError(f"{where}: 'command' must be a non-empty list of strings, e.g. [\"node\", \"bot.js\"]")
+    return BotManifest(
+        name=data["name"],
+        version=data["version"],
+        author=str(data.get("author", "")),
+        description=str(data.get("description", "")),
+        variants=tuple(variants),
+        folder=folder,
+        entry=entry,
+        module=module,
+        command=tuple(command or ()),
+    )
+
+
+def _installed() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def find_bot(ref: str) -> BotManifest:
+    """A bot by folder path, by the name of a bundled bot, or of an installed one."""
+    path = Path(ref)
+    if path.is_dir() or "/" in ref or ref.startswith("."):
+        if not path.is_dir():
+            raise ManifestError(f"{ref}: no such folder")
+        return load_manifest(path.resolve())
+    bundled = BOTS_DIR / ref
+    if (bundled / "bot.toml").is_file():
+        return load_manifest(bundled)
+    installed = _installed()
+    if ref in installed:
+        ep = installed[ref]
+        module = ep.value.split(":")[0]
+        data = dict(getattr(ep.load(), "MANIFEST", {}))
+        data.setdefault("name", ref)
+        data.setdefault("version", ep.dist.version if ep.dist else "0")
+        return _validate(data, f"entry point {ref!r}", None, module=module)
+    known = sorted({p.name for p in BOTS_DIR.iterdir() if (p / "bot.toml").is_file()} | set(installed))
+    raise ManifestError(
+        f"unknown bot {ref!r}: not a folder, a bundled bot or an installed one; known: {', '.join(known)}"
+    )

@@ -1,0 +1,124 @@
+"""The JSON-lines protocol between the referee and a bot (docs/PROTOCOL.md).
+
+One JSON object per line, UTF-8, each with a ``type``.  What the referee sends is built
+as plain dicts (observations come from the rules engine as dicts) and encoded with
+msgspec; what a bot sends is decoded strictly into the two message types a bot may
+send, so anything else (unknown fields, wrong types, garbage) is a protocol fault.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+
+__all__ = [
+    "MAX_LINE",
+    "Bye",
+    "Decide",
+    "Error",
+    "Hello",
+    "MatchEnd",
+    "MatchStart",
+    "RefereeMessage",
+    "PROTOCOL_VERSION",
+    "ActionReply",
+    "BotHello",
+    "ProtocolError",
+    "decode_bot_message",
+    "encode",
+    "encode_raw",
+]
+
+PROTOCOL_VERSION: Final = 1
+MAX_LINE: Final = 64 * 1024
+"""Longest line (bytes, newline excluded) either side may send."""
+
+
+class ProtocolError(ValueError):
+    """A line from a bot that is not a valid message."""
+
+
+class BotHello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_fields=True, frozen=True):
+    """The bot's answer to the referee's ``hello``."""
+
+    name: str
+    version: str
+    protocol: int
+
+
+class ActionReply(msgspec.Struct, tag="action", tag_field="type", forbid_unknown_fields=True, frozen=True):
+    """The bot's answer to a ``decide`` request: the chosen action's text."""
+
+    id: int
+    action: str
+
+
+class Hello(msgspec.Struct, tag="hello", tag_field="type"):
+    """Referee to bot, once per process: the referee's protocol version."""
+
+    protocol: int
+    arena: str = ""
+
+
+class MatchStart(msgspec.Struct, tag="match_start", tag_field="type"):
+    """Referee to bot: a match begins and this bot holds ``seat``."""
+
+    match_id: str
+    variant: str
+    options: dict[str, Any]
+    seat: int
+    players: int
+    time: dict[str, Any]
+
+
+class Decide(msgspec.Struct, tag="decide", tag_field="type"):
+    """Referee to bot: choose one of ``legal`` and answer with this ``id``."""
+
+    id: int
+    observation: dict[str, Any]
+    legal: list[str]
+    time_left_ms: int
+    events: list[dict[str, Any]] = []
+
+
+class MatchEnd(msgspec.Struct, tag="match_end", tag_field="type"):
+    """Referee to bot: the match is over."""
+
+    match_id: str
+    outcome: dict[str, Any]
+    events: list[dict[str, Any]] = []
+
+
+class Error(msgspec.Struct, tag="error", tag_field="type"):
+    """Referee to bot: a fault of the bot's was recorded (under the substitute policy)."""
+
+    message: str
+
+
+class Bye(msgspec.Struct, tag="bye", tag_field="type"):
+    """Referee to bot: exit now."""
+
+
+RefereeMessage = Hello | MatchStart | Decide | MatchEnd | Error | Bye
+"""What a bot receives; a bot host ignores fields it does not know (newer referees)."""
+
+_decoder: Final[msgspec.json.Decoder[BotHello | ActionReply]] = msgspec.json.Decoder(BotHello | ActionReply)
+_encoder: Final = msgspec.json.Encoder()
+
+
+def decode_bot_message(line: bytes) -> BotHello | ActionReply:
+    """Decode one line from a bot; :class:`ProtocolError` says what is wrong with it."""
+    try:
+        return _decoder.decode(line)
+    except msgspec.DecodeError as error:
+        raise ProtocolError(f"invalid message: {error}") from None
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as a JSON line (with the trailing newline)."""
+    return _encoder.encode(message) + b"\n"
+
+
+encode_raw: Final = _encoder.encode
+"""Any JSON value as bytes, no newline (for splicing parts of a message)."""

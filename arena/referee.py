@@ -1,0 +1,513 @@
+"""The referee: plays one match between bot processes, enforcing time and handling faults.
+
+The rules engine says whose turn it is and what that seat may see; the referee sends
+the seat's bot a ``decide`` request, waits for its reply against the clock, validates
+it strictly, and applies it.  A bot that crashes, hangs, sends garbage, answers the
+wrong request or plays an illegal action commits a *fault*: by default it forfeits the
+match (killed, placed last, the others play on); the ``substitute`` policy plays a
+random legal action for it instead and disqualifies it after ``strikes`` faults.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+import trio
+
+from arena import __version__
+from arena.botspec import BotManifest
+from arena.protocol import (
+    MAX_LINE,
+    PROTOCOL_VERSION,
+    ActionReply,
+    BotHello,
+    ProtocolError,
+    decode_bot_message,
+    encode,
+    encode_raw,
+)
+from arena.rules import Event, Variant
+from arena.sandbox import Limits, Sandboxed, launch
+
+__all__ = [
+    "FAULT_KINDS",
+    "Bot",
+    "BotFault",
+    "Fault",
+    "FaultPolicy",
+    "MatchResult",
+    "SeatTiming",
+    "TimeControl",
+    "open_bots",
+    "play_match",
+]
+
+STDERR_KEEP: Final = 16 * 1024
+"""Bytes of a bot's stderr kept (the tail); the rest is counted and dropped."""
+FAULT_KINDS: Final = (
+    "startup", "crash", "timeout", "malformed", "oversized", "wrong_id", "illegal_action", "closed_stdout",
+)
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-decision time plus a bank for overruns; extra time for start-up and first moves."""
+
+    move_ms: int = 1000
+    """Time for one decision before the bank is drawn on."""
+    bank_ms: int = 10_000
+    """Overruns of ``move_ms`` are taken from this bank, once per match; empty bank: timeout."""
+    first_move_ms: int = 5_000
+    """Extra time for a bot's first decision of each match."""
+    startup_ms: int = 10_000
+    """Time from launch to the bot's ``hello``."""
+
+    def to_dict(self) -> dict[str, int]:
+        """The ``time`` field of ``match_start``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    """What happens to a bot that faults."""
+
+    mode: str = "forfeit"
+    """``forfeit``: the bot is out of the match at once; ``substitute``: a random legal action
+    is played for it until its ``strikes``-th fault, which disqualifies it."""
+    strikes: int = 3
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("forfeit", "substitute"):
+            raise ValueError(f"fault policy must be 'forfeit' or 'substitute', not {self.mode!r}")
+        if self.strikes < 1:
+            raise ValueError("strikes must be at least 1")
+
+
+class BotFault(Exception):
+    """A bot broke the protocol or the clock; ``kind`` is one of :data:`FAULT_KINDS`."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A recorded fault: which seat and bot, what happened, and what the referee did."""
+
+    seat: int
+    bot: str
+    kind: str
+    detail: str
+    decision: int
+    """The match's decision number (from 1) at which it happened; 0 before the first."""
+    penalty: str
+    """``forfeit``, ``substituted`` or ``disqualified``."""
+
+
+@dataclass
+class SeatTiming:
+    """Thinking time of one seat, measured by the referee's clock."""
+
+    decisions: int = 0
+    total_s: float = 0.0
+    max_s: float = 0.0
+
+
+@dataclass
+class MatchResult:
+    """Everything a match produced: the outcome, faults, timings and the full log."""
+
+    match_id: str
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    bots: list[str]
+    outcome: dict[str, Any]
+    faults: list[Fault]
+    timings: list[SeatTiming]
+    log: list[dict[str, Any]]
+    duration_s: float
+    decisions: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the match record)."""
+        return asdict(self)
+
+
+class _Pipes:
+    """Line I/O with one bot process on the referee's hot path.
+
+    Writes go straight to the non-blocking pipe and reads try the pipe before waiting,
+    so a decision costs one trip through trio's scheduler (the wait for the reply)
+    instead of the three that ``send_all`` plus ``receive_some`` take.
+    """
+
+    def __init__(self, process: trio.Process, limit: int) -> None:
+        stdin, stdout = process.stdin, process.stdout
+        assert isinstance(stdin, trio.lowlevel.FdStream) and isinstance(stdout, trio.lowlevel.FdStream)
+        self._streams = (stdin, stdout)  # they own the fds: keep them open
+        self._write_fd = stdin.fileno()
+        self._read_fd = stdout.fileno()
+        self._limit = limit
+        self._buffer = bytearray()
+
+    async def write(self, data: bytes) -> None:
+        """Write all of ``data``; EOFError if the bot's stdin is closed."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._write_fd, view):]
+            except BlockingIOError:
+                await trio.lowlevel.wait_writable(self._write_fd)
+            except OSError:
+                raise EOFError from None
+
+    async def readline(self, deadline: float) -> bytes:
+        """The next line (without its newline) by trio time ``deadline``.
+
+        EOFError at end of stream; ``TimeoutError`` past the deadline.  Only a read that
+        has to wait enters a cancel scope: most replies are already in the pipe.
+        """
+        buffer = self._buffer
+        start = 0
+        while True:
+            end = buffer.find(b"\n", start)
+            if end >= 0:
+                if end > self._limit:
+                    raise BotFault("oversized", f"a line of {end} bytes (limit {self._limit})")
+                line = bytes(buffer[:end])
+                del buffer[: end + 1]
+                return line
+            if len(buffer) > self._limit:
+                raise BotFault("oversized", f"a line longer than {self._limit} bytes")
+            start = len(buffer)
+            try:
+                data = os.read(self._read_fd, 65536)
+            except BlockingIOError:
+                with trio.move_on_at(deadline):
+                    await trio.lowlevel.wait_readable(self._read_fd)
+                    continue
+                raise TimeoutError from None
+            except OSError:
+                data = b""
+            if not data:
+                raise EOFError
+            buffer += data
+
+
+class Bot:
+    """A live bot process the referee talks to; may play several matches in a row."""
+
+    def __init__(self, manifest: BotManifest, sandboxed: Sandboxed) -> None:
+        self.manifest = manifest
+        self.label = manifest.label
+        self.sandboxed = sandboxed
+        self._pipes = _Pipes(sandboxed.process, MAX_LINE)
+        self._late: set[int] = set()
+        self.stderr_tail = bytearray()
+        self.stderr_bytes = 0
+        self.alive = True
+        self.hello: BotHello | None = None
+        self.startup_s = 0.0
+
+    async def drain_stderr(self) -> None:
+        """Keep the tail of the bot's stderr; runs for the process's life."""
+        stream = self.sandboxed.process.stderr
+        assert stream is not None
+        try:
+            while data := await stream.receive_some(65536):
+                self.stderr_bytes += len(data)
+                self.stderr_tail += data
+                if len(self.stderr_tail) > 2 * STDERR_KEEP:
+                    del self.stderr_tail[:-STDERR_KEEP]
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    def stderr_text(self, limit: int = 2000) -> str:
+        """The last ``limit`` characters the bot wrote to stderr."""
+        return self.stderr_tail[-limit:].decode("utf-8", "replace")
+
+    async def send(self, payload: bytes) -> None:
+        """Send one encoded message; a dead pipe is a crash or a closed stream."""
+        try:
+            await self._pipes.write(payload)
+        except EOFError:
+            raise await self._gone() from None
+
+    async def handshake(self, timeout_s: float) -> None:
+        """Exchange ``hello`` messages within ``timeout_s`` of launch."""
+        start = time.perf_counter()
+        await self.send(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}))
+        try:
+            message = await self._receive(trio.current_time() + timeout_s)
+        except TimeoutError:
+            raise BotFault("startup", f"no hello within {timeout_s:.1f} s") from None
+        if not isinstance(message, BotHello):
+            raise BotFault("startup", "the first message must be hello")
+        if message.protocol != PROTOCOL_VERSION:
+            raise BotFault("startup", f"speaks protocol {message.protocol}, the referee {PROTOCOL_VERSION}")
+        self.hello = message
+        self.startup_s = time.perf_counter() - start
+
+    async def ask(self, payload: bytes, request: int, allowed_s: float) -> str:
+        """Send a ``decide`` request and return the chosen action's text."""
+        deadline = trio.current_time() + allowed_s
+        await self.send(payload)
+        try:
+            while True:
+                message = await self._receive(deadline)
+                if not isinstance(message, ActionReply):
+                    raise BotFault("malformed", "expected an action reply, got hello")
+                if message.id == request:
+                    if trio.current_time() > deadline:
+                        break
+                    return message.action
+                if message.id in self._late:  # a reply that came after its timeout
+                    self._late.discard(message.id)
+                    continue
+                raise BotFault("wrong_id", f"answered request {message.id}, expected {request}")
+        except TimeoutError:
+            self._late.add(request)
+        raise BotFault("timeout", f"no answer within {allowed_s * 1000:.0f} ms")
+
+    async def _receive(self, deadline: float) -> BotHello | ActionReply:
+        try:
+            line = await self._pipes.readline(deadline)
+        except EOFError:
+            raise await self._gone() from None
+        try:
+            return decode_bot_message(line)
+        except ProtocolError as error:
+            raise BotFault("malformed", f"{error}: {line[:200]!r}") from None
+
+    async def _gone(self) -> BotFault:
+        """Why the bot's stream ended: a crash (it exited) or a closed stdout."""
+        process = self.sandboxed.process
+        with trio.move_on_after(0.5):
+            await process.wait()
+        code = process.returncode
+        tail = self.stderr_text(500).strip()
+        if code is None:
+            return BotFault("closed_stdout", "closed its stdout but kept running")
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
+        return BotFault("crash", how + (f"; stderr: {tail}" if tail else ""))
+
+    async def close(self, grace_s: float = 0.2) -> None:
+        """Say ``bye``, give the bot a moment to exit, then kill its whole process group."""
+        if self.alive:
+            self.alive = False
+            with trio.move_on_after(grace_s):
+                try:
+                    await self._pipes.write(encode({"type": "bye"}))
+                    await self.sandboxed.process.wait()
+                except EOFError:
+                    pass
+        await self.sandboxed.kill()
+
+
+@asynccontextmanager
+async def open_bots(
+    manifests: Sequence[BotManifest],
+    *,
+    time_control: TimeControl = TimeControl(),
+    limits: Limits | None = None,
+) -> AsyncIterator[list[Bot | BotFault]]:
+    """Launch and greet each bot; yields a :class:`Bot`, or the :class:`BotFault` that
+    stopped it starting, per manifest.  Every process is killed on exit."""
+    async with trio.open_nursery() as nursery:
+        bots: list[Bot | BotFault] = [BotFault("startup", "not started")] * len(manifests)
+
+        async def start(i: int, manifest: BotManifest) -> None:
+            try:
+                sandboxed = await launch(manifest.argv(), limits=limits or Limits())
+            except OSError as error:
+                bots[i] = BotFault("startup", f"cannot start {manifest.argv()[0]!r}: {error}")
+                return
+            bot = Bot(manifest, sandboxed)
+            nursery.start_soon(bot.drain_stderr)
+            try:
+                await bot.handshake(time_control.startup_ms / 1000)
+                bots[i] = bot
+            except BotFault as fault:
+                tail = bot.stderr_text(300).strip()
+                bots[i] = BotFault(fault.kind, fault.detail + (f"; stderr: {tail}" if tail else ""))
+                await bot.close(0)
+
+        try:
+            async with trio.open_nursery() as starters:
+                for i, manifest in enumerate(manifests):
+                    starters.start_soon(start, i, manifest)
+            yield bots
+        finally:
+            with trio.CancelScope(shield=True):
+                for bot in bots:
+                    if isinstance(bot, Bot):
+                        await bot.close()
+            nursery.cancel_scope.cancel()
+
+
+class _Events:
+    """Each seat's view of the match log, encoded once per event where no secret differs."""
+
+    def __init__(self, log: list[Event]) -> None:
+        self._log = log
+        self._public: list[bytes] = []
+
+    def encoded(self, seat: int, start: int, end: int) -> list[bytes]:
+        log = self._log
+        public = self._public
+        for event in log[len(public):end]:
+            public.append(encode_raw(event.view(None)))
+        out = []
+        for i in range(start, end):
+            private = log[i].private
+            out.append(encode_raw(log[i].view(seat)) if private and seat in private else public[i])
+        return out
+
+
+async def play_match(
+    variant: Variant,
+    bots: Sequence[Bot | BotFault],
+    *,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    match_id: str = "match",
+    time_control: TimeControl = TimeControl(),
+    policy: FaultPolicy = FaultPolicy(),
+) -> MatchResult:
+    """Play one match, seat ``i`` taken by ``bots[i]``.
+
+    A :class:`BotFault` in ``bots`` (a bot that failed to start) forfeits that seat at
+    once.  Bots that forfeit are killed; the others stay alive for the caller to reuse.
+    """
+    started = time.perf_counter()
+    players = len(bots)
+    state = variant.new_match(players, seed=seed, options=options)
+    events = _Events(state.log)
+    faults: list[Fault] = []
+    timings = [SeatTiming() for _ in range(players)]
+    strikes = [0] * players
+    seen = [0] * players
+    first = [True] * players
+    bank = [time_control.bank_ms / 1000] * players
+    move_s = time_control.move_ms / 1000
+    first_s = time_control.first_move_ms / 1000
+    substitute = random.Random(seed ^ 0x5EED)
+    request = 0
+    overrides = dict(options or {})
+    live: list[Bot | None] = [bot if isinstance(bot, Bot) else None for bot in bots]
+
+    async def fault(seat: int, error: BotFault) -> bool:
+        """Record a fault; True if the seat is now out of the match."""
+        strikes[seat] += 1
+        dead = error.kind in ("crash", "closed_stdout")
+        out = policy.mode == "forfeit" or dead or strikes[seat] >= policy.strikes
+        penalty = "forfeit" if policy.mode == "forfeit" else ("disqualified" if out else "substituted")
+        entrant = bots[seat]
+        label = entrant.label if isinstance(entrant, Bot) else "?"
+        faults.append(Fault(seat, label, error.kind, error.detail, request, penalty))
+        if out:
+            state.forfeit(seat)
+            if isinstance(entrant, Bot):
+                live[seat] = None
+                await entrant.close(0)
+        elif isinstance(entrant, Bot):
+            with suppress(BotFault):
+                await entrant.send(encode({"type": "error", "message": f"{error}; a random legal action was played"}))
+        return out
+
+    for seat, entrant in enumerate(bots):
+        if isinstance(entrant, BotFault):
+            faults.append(Fault(seat, "?", entrant.kind, entrant.detail, 0, "forfeit"))
+            state.forfeit(seat)
+    for seat, player in enumerate(live):
+        if player is not None:
+            start = {"type": "match_start", "match_id": match_id, "variant": variant.name, "options": overrides,
+                     "seat": seat, "players": players, "time": time_control.to_dict()}
+            try:
+                await player.send(encode(start))
+            except BotFault as error:
+                await fault(seat, error)
+
+    while not state.is_over:
+        to_move = state.to_move
+        assert to_move is not None
+        seat = to_move
+        current = live[seat]
+        if current is None:  # forfeited seats never move again
+            raise RuntimeError(f"seat {seat} has no bot but is to move")
+        legal = state.legal_actions()
+        request += 1
+        if request % 32 == 0:
+            await trio.lowlevel.checkpoint()  # replies often need no wait: let other matches run
+        end = len(state.log)
+        news = events.encoded(seat, seen[seat], end)
+        seen[seat] = end
+        budget = move_s + (first_s if first[seat] else 0.0)
+        allowed = budget + bank[seat]
+        payload = b"".join((
+            b'{"type":"decide","id":', str(request).encode(),
+            b',"observation":', encode_raw(state.observe(seat)),
+            b',"legal":', encode_raw([a.text for a in legal]),
+            b',"time_left_ms":', str(int(allowed * 1000)).encode(),
+            b',"events":[', b",".join(news), b"]}\n",
+        ))
+        began = time.perf_counter()
+        try:
+            text = await current.ask(payload, request, allowed)
+            for action in legal:
+                if action.text == text:
+                    break
+            else:
+                raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
+        except BotFault as error:
+            if await fault(seat, error):
+                continue
+            action = substitute.choice(legal)
+        finally:
+            spent = time.perf_counter() - began
+            timing = timings[seat]
+            timing.decisions += 1
+            timing.total_s += spent
+            if spent > timing.max_s:
+                timing.max_s = spent
+            if spent > budget:
+                bank[seat] = max(0.0, bank[seat] - (spent - budget))
+            first[seat] = False
+        state.apply(action)
+
+    assert state.outcome is not None
+    outcome = state.outcome.to_dict()
+    end = len(state.log)
+    for seat, player in enumerate(live):
+        if player is not None:
+            news = events.encoded(seat, seen[seat], end)
+            try:
+                await player.send(b"".join((
+                    b'{"type":"match_end","match_id":', encode_raw(match_id),
+                    b',"outcome":', encode_raw(outcome), b',"events":[', b",".join(news), b"]}\n",
+                )))
+            except BotFault as error:
+                faults.append(Fault(seat, player.label, error.kind, error.detail, request, "none"))
+    return MatchResult(
+        match_id=match_id,
+        variant=variant.name,
+        options=overrides,
+        seed=seed,
+        bots=[b.label if isinstance(b, Bot) else "?" for b in bots],
+        outcome=outcome,
+        faults=faults,
+        timings=timings,
+        log=[e.full() for e in state.log],
+        duration_s=time.perf_counter() - started,
+        decisions=request,
+    )

@@ -1,0 +1,179 @@
+"""Referee and protocol speed: subprocess bots vs in-process play vs a bare pipe ping-pong.
+
+Everything runs pinned to one CPU, in one run:
+
+* **protocol**: full ``scat`` matches through the real referee (trio) with trivial
+  subprocess bots (the real bot host, a bot that plays the first legal action);
+* **in-process**: the same matches with the same choices made in-process (rules engine,
+  observations, no pipes);
+* **bare ping-pong**: a blocking parent and a minimal child exchanging lines of the same
+  average sizes as the protocol match's requests and replies.
+
+It prints decisions per second of each, the ratios, the referee's CPU time per decision
+and the median start-up time of a bot (launch until its ``hello``).
+
+    python benchmarks/ipc.py [--matches 30] [--repeats 3] [--players 4]
+
+Target: the protocol match reaches at least 40% of the bare ping-pong rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import trio  # noqa: E402
+from tabulate import tabulate  # noqa: E402
+
+from arena.botspec import load_manifest  # noqa: E402
+from arena.protocol import encode  # noqa: E402
+from arena.referee import TimeControl, open_bots, play_match  # noqa: E402
+from arena.rules import get_variant  # noqa: E402
+
+TARGET = 0.40
+TRIVIAL = Path(__file__).resolve().parent / "trivial_bot"
+CHILD = """
+import sys
+reply = sys.argv[1].encode() + b"\\n"
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    out.write(reply)
+    out.flush()
+"""
+
+
+def protocol_run(players: int, seeds: range) -> tuple[float, float, int, int]:
+    """(decisions/s, referee CPU s per decision, request bytes, reply bytes) for ``seeds``."""
+    variant = get_variant("scat")
+    manifest = load_manifest(TRIVIAL)
+    result: tuple[float, float, int, int] = (0.0, 0.0, 0, 0)
+
+    async def main() -> None:
+        nonlocal result
+        async with open_bots([manifest] * players, time_control=TimeControl()) as bots:
+            decisions = 0
+            wall, cpu = time.perf_counter(), time.process_time()
+            for seed in seeds:
+                record = await play_match(variant, bots, seed=seed, match_id=f"bench-{seed}")
+                assert not record.faults, record.faults
+                decisions += record.decisions
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            request, reply = _message_sizes(players, seeds[0])
+            result = (decisions / wall, cpu / decisions, request, reply)
+
+    trio.run(main)
+    return result
+
+
+def _message_sizes(players: int, seed: int) -> tuple[int, int]:
+    """Average request and reply line sizes of one match, rebuilt in-process."""
+    state = get_variant("scat").new_match(players, seed=seed)
+    seen = [0] * players
+    sizes: list[int] = []
+    request = 0
+    while not state.is_over:
+        seat = state.to_move
+        assert seat is not None
+        legal = state.legal_actions()
+        request += 1
+        events = [e.view(seat) for e in state.log[seen[seat]:]]
+        seen[seat] = len(state.log)
+        sizes.append(len(encode({"type": "decide", "id": request, "observation": state.observe(seat),
+                                 "legal": [a.text for a in legal], "time_left_ms": 16000, "events": events})))
+        state.apply(legal[0])
+    reply = len(encode({"type": "action", "id": request, "action": "discard 6h"}))
+    return int(statistics.mean(sizes)), reply
+
+
+def inprocess_run(players: int, seeds: range) -> float:
+    """Decisions/s of the same matches played in-process with the same choices."""
+    variant = get_variant("scat")
+    decisions = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        state = variant.new_match(players, seed=seed)
+        while not state.is_over:
+            seat = state.to_move
+            assert seat is not None
+            state.observe(seat)
+            state.apply(state.legal_actions()[0])
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def pingpong_run(request: int, reply: int, rounds: int) -> float:
+    """Round trips/s of a blocking parent and a minimal child with lines of these sizes."""
+    child = subprocess.Popen([sys.executable, "-c", CHILD, "x" * (reply - 1)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    line = b"y" * (request - 1) + b"\n"
+    write, readline = child.stdin.write, child.stdout.readline
+    flush = child.stdin.flush
+    start = time.perf_counter()
+    for _ in range(rounds):
+        write(line)
+        flush()
+        readline()
+    elapsed = time.perf_counter() - start
+    child.stdin.close()
+    child.wait()
+    return rounds / elapsed
+
+
+def startup_times(count: int) -> list[float]:
+    """Launch-to-hello times of the trivial bot, one at a time."""
+    manifest = load_manifest(TRIVIAL)
+    times: list[float] = []
+
+    async def main() -> None:
+        for _ in range(count):
+            start = time.perf_counter()
+            async with open_bots([manifest]) as bots:
+                times.append(time.perf_counter() - start)
+                assert not isinstance(bots[0], Exception), bots[0]
+
+    trio.run(main)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--matches", type=int, default=30)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    os.sched_setaffinity(0, {cpu})  # children inherit it: everything on one CPU
+    seeds = range(1, args.matches + 1)
+    runs = [protocol_run(args.players, seeds) for _ in range(args.repeats)]
+    protocol = statistics.median(r[0] for r in runs)
+    referee_cpu = statistics.median(r[1] for r in runs)
+    request, reply = runs[0][2], runs[0][3]
+    inprocess = statistics.median(inprocess_run(args.players, seeds) for _ in range(args.repeats))
+    pingpong = statistics.median(pingpong_run(request, reply, 20_000) for _ in range(args.repeats))
+    startup = statistics.median(startup_times(10))
+    rows = [
+        ["bare blocking ping-pong", f"{pingpong:,.0f}", "1.00"],
+        ["protocol match (trio referee, subprocess bots)", f"{protocol:,.0f}", f"{protocol / pingpong:.2f}"],
+        ["in-process match (no pipes)", f"{inprocess:,.0f}", f"{inprocess / pingpong:.2f}"],
+    ]
+    print(f"scat, {args.players} players, {args.matches} matches per run, median of {args.repeats} runs, "
+          f"all on CPU {cpu}; requests average {request} B, replies {reply} B")
+    print(tabulate(rows, headers=["what", "decisions/s", "x ping-pong"], tablefmt="github"))
+    print(f"\nreferee CPU per decision: {referee_cpu * 1e6:.1f} us")
+    print(f"bot start-up (launch to hello, median of 10): {startup * 1000:.1f} ms")
+    ratio = protocol / pingpong
+    print(f"protocol match at {ratio:.2f} of bare ping-pong (target {TARGET:.2f}): "
+          f"{'MET' if ratio >= TARGET else 'NOT MET'}")
+    return 0 if ratio >= TARGET else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
