@@ -403,7 +403,8 @@ async def play_match(
     first_s = time_control.first_move_ms / 1000
     substitute = random.Random(seed ^ 0x5EED)
     request = 0
-    overrides = dict(options or {})
+    resolved = variant.resolve(options)
+    overrides = {name: resolved[name] for name in options or {}}
     live: list[Bot | None] = [bot if isinstance(bot, Bot) else None for bot in bots]
 
     async def fault(seat: int, error: BotFault) -> bool:
@@ -431,7 +432,7 @@ async def play_match(
             state.forfeit(seat)
     for seat, player in enumerate(live):
         if player is not None:
-            start = {"type": "match_start", "match_id": match_id, "variant": variant.name, "options": overrides,
+            start = {"type": "match_start", "match_id": match_id, "variant": variant.name, "options": resolved,
                      "seat": seat, "players": players, "time": time_control.to_dict()}
             try:
                 await player.send(encode(start))
