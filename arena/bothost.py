@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 import msgspec
 import pluggy
 
-from arena.protocol import PROTOCOL_VERSION, Bye, Decide, Error, Hello, MatchEnd, MatchStart, RefereeMessage
+from arena.protocol import PROTOCOL_VERSION, Bye, Decide, Error, Events, Hello, MatchEnd, MatchStart, RefereeMessage
 from arena.sdk import PROJECT, BotSpec, MatchInfo
 
 __all__ = ["load_plugin", "serve"]
@@ -60,8 +60,11 @@ def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: Bina
     watches_events = bool(hook.on_event.get_hookimpls())
     decode = msgspec.json.Decoder(RefereeMessage).decode
     encode = msgspec.json.Encoder().encode
-    write = stdout.write
-    flush = stdout.flush
+    out_fd = stdout.fileno()
+
+    def send(data: bytes) -> None:
+        while data:  # one syscall per message, no buffering
+            data = data[os.write(out_fd, data):]
     match: MatchInfo | None = None
 
     def deliver(events: list[dict[str, Any]]) -> None:
@@ -77,20 +80,21 @@ def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: Bina
             if message.events:
                 deliver(message.events)
             action = choose(message.observation, message.legal, match)
-            write(b'{"type":"action","id":%d,"action":%s}\n' % (message.id, encode(action)))
-            flush()
+            send(b'{"type":"action","id":%d,"action":%s}\n' % (message.id, encode(action)))
         elif type(message) is MatchStart:
             match = MatchInfo(message.match_id, message.variant, message.options, message.seat, message.players,
                               message.time)
             hook.match_start(match=match)
+        elif type(message) is Events:
+            if match is not None:
+                deliver(message.events)
         elif type(message) is MatchEnd:
             if match is not None:
                 deliver(message.events)
                 hook.match_end(outcome=message.outcome, match=match)
             match = None
         elif type(message) is Hello:
-            write(encode({"type": "hello", "name": name, "version": version, "protocol": PROTOCOL_VERSION}) + b"\n")
-            flush()
+            send(encode({"type": "hello", "name": name, "version": version, "protocol": PROTOCOL_VERSION}) + b"\n")
         elif type(message) is Error:
             print(f"referee: {message.message}", file=sys.stderr)
         elif type(message) is Bye:

@@ -79,6 +79,7 @@ class BotManifest:
 
 def load_manifest(folder: Path) -> BotManifest:
     """Read and validate ``folder/bot.toml``."""
+    folder = folder.resolve()
     path = folder / "bot.toml"
     if not path.is_file():
         raise ManifestError(f"{folder}: no bot.toml (a bot is a folder with a bot.toml manifest; see docs/BOTS.md)")

@@ -6,9 +6,9 @@ import json
 import random
 import secrets
 import time
-from pathlib import Path
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import trio
@@ -237,7 +237,8 @@ def match(
     manifests = [find_bot(ref) for ref in bot]
     for manifest in manifests:
         if not manifest.plays(game.name):
-            raise RulesError(f"bot {manifest.label} does not play {game.name} (it plays: {', '.join(manifest.variants)})")
+            plays = ", ".join(manifest.variants)
+            raise RulesError(f"bot {manifest.label} does not play {game.name} (it plays: {plays})")
     try:
         rules = FaultPolicy(policy, strikes)
     except ValueError as error:

@@ -17,6 +17,7 @@ __all__ = [
     "Bye",
     "Decide",
     "Error",
+    "Events",
     "Hello",
     "MatchEnd",
     "MatchStart",
@@ -82,6 +83,12 @@ class Decide(msgspec.Struct, tag="decide", tag_field="type"):
     events: list[dict[str, Any]] = []
 
 
+class Events(msgspec.Struct, tag="events", tag_field="type"):
+    """Referee to bot: events the seat has not seen, when too many for the next message."""
+
+    events: list[dict[str, Any]]
+
+
 class MatchEnd(msgspec.Struct, tag="match_end", tag_field="type"):
     """Referee to bot: the match is over."""
 
@@ -100,7 +107,7 @@ class Bye(msgspec.Struct, tag="bye", tag_field="type"):
     """Referee to bot: exit now."""
 
 
-RefereeMessage = Hello | MatchStart | Decide | MatchEnd | Error | Bye
+RefereeMessage = Hello | MatchStart | Decide | Events | MatchEnd | Error | Bye
 """What a bot receives; a bot host ignores fields it does not know (newer referees)."""
 
 _decoder: Final[msgspec.json.Decoder[BotHello | ActionReply]] = msgspec.json.Decoder(BotHello | ActionReply)

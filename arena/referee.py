@@ -49,6 +49,8 @@ __all__ = [
     "play_match",
 ]
 
+EVENT_BUDGET: Final = MAX_LINE // 2
+"""Bytes of events carried inside one decide or match_end; more go in ``events`` messages."""
 STDERR_KEEP: Final = 16 * 1024
 """Bytes of a bot's stderr kept (the tail); the rest is counted and dropped."""
 FAULT_KINDS: Final = (
@@ -162,7 +164,16 @@ class _Pipes:
 
     async def write(self, data: bytes) -> None:
         """Write all of ``data``; EOFError if the bot's stdin is closed."""
-        view = memoryview(data)
+        written = 0
+        try:
+            written = os.write(self._write_fd, data)
+            if written == len(data):  # the usual case: one syscall
+                return
+        except BlockingIOError:
+            pass
+        except OSError:
+            raise EOFError from None
+        view = memoryview(data)[written:]  # a long message or a full pipe: finish the write
         while view:
             try:
                 view = view[os.write(self._write_fd, view):]
@@ -178,6 +189,19 @@ class _Pipes:
         has to wait enters a cancel scope: most replies are already in the pipe.
         """
         buffer = self._buffer
+        if not buffer:  # the usual case: the whole reply is one read
+            try:
+                data = os.read(self._read_fd, 65536)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                data = b""
+            if data is not None:
+                if not data:
+                    raise EOFError
+                if data[-1] == 10 and data.find(b"\n") == len(data) - 1 and len(data) <= self._limit:
+                    return data[:-1]
+                buffer += data
         start = 0
         while True:
             end = buffer.find(b"\n", start)
@@ -339,7 +363,9 @@ async def open_bots(
                 bots[i] = bot
             except BotFault as fault:
                 tail = bot.stderr_text(300).strip()
-                bots[i] = BotFault(fault.kind, fault.detail + (f"; stderr: {tail}" if tail else ""))
+                if tail and "stderr:" not in fault.detail:
+                    fault = BotFault(fault.kind, f"{fault.detail}; stderr: {tail}")
+                bots[i] = fault
                 await bot.close(0)
 
         try:
@@ -355,6 +381,23 @@ async def open_bots(
             nursery.cancel_scope.cancel()
 
 
+def _split(news: list[bytes], budget: int) -> tuple[list[bytes], list[bytes]]:
+    """(``events`` messages to send first, events that fit in the next message)."""
+    if sum(len(n) + 1 for n in news) <= budget:
+        return [], news
+    messages: list[bytes] = []
+    batch: list[bytes] = []
+    size = 0
+    for item in news:
+        if batch and size + len(item) + 1 > budget:
+            messages.append(b'{"type":"events","events":[' + b",".join(batch) + b"]}\n")
+            batch, size = [], 0
+        batch.append(item)
+        size += len(item) + 1
+    messages.append(b'{"type":"events","events":[' + b",".join(batch) + b"]}\n")
+    return messages, []
+
+
 class _Events:
     """Each seat's view of the match log, encoded once per event where no secret differs."""
 
@@ -363,6 +406,7 @@ class _Events:
         self._public: list[bytes] = []
 
     def encoded(self, seat: int, start: int, end: int) -> list[bytes]:
+        """Events ``start`` to ``end`` of the log as ``seat`` sees them, JSON-encoded."""
         log = self._log
         public = self._public
         for event in log[len(public):end]:
@@ -451,8 +495,10 @@ async def play_match(
         if request % 32 == 0:
             await trio.lowlevel.checkpoint()  # replies often need no wait: let other matches run
         end = len(state.log)
-        news = events.encoded(seat, seen[seat], end)
+        early, news = _split(events.encoded(seat, seen[seat], end), EVENT_BUDGET)
         seen[seat] = end
+        for message in early:  # a seat that has not decided for long: its news go first
+            await current.send(message)
         budget = move_s + (first_s if first[seat] else 0.0)
         allowed = budget + bank[seat]
         payload = b"".join((
@@ -491,8 +537,10 @@ async def play_match(
     end = len(state.log)
     for seat, player in enumerate(live):
         if player is not None:
-            news = events.encoded(seat, seen[seat], end)
+            early, news = _split(events.encoded(seat, seen[seat], end), EVENT_BUDGET)
             try:
+                for message in early:
+                    await player.send(message)
                 await player.send(b"".join((
                     b'{"type":"match_end","match_id":', encode_raw(match_id),
                     b',"outcome":', encode_raw(outcome), b',"events":[', b",".join(news), b"]}\n",
