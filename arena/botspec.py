@@ -9,6 +9,7 @@ A bot is a folder with a ``bot.toml``::
     variants = ["*"]            # variant names it plays, or "*" for all
     entry = "bot.py"            # a Python bot: the module with its hook implementations
     # command = ["node", "bot.js"]   # any other language: a command speaking the protocol
+                                     # ("{python}" stands for the arena's own interpreter)
 
 Installed packages provide bots through the ``arena.bots`` entry-point group: the entry
 point names a module with hook implementations and an optional ``MANIFEST`` dict (the
@@ -67,7 +68,10 @@ class BotManifest:
         """The command that starts the bot; Python bots start from a real interpreter path."""
         if self.command:  # files of the bot's folder by absolute path: bots run in a scratch folder
             folder = self.folder
-            return [str(folder / c) if folder and (folder / c).is_file() else c for c in self.command]
+            return [
+                python if c == "{python}" else str(folder / c) if folder and (folder / c).is_file() else c
+                for c in self.command
+            ]
         where = ["--module", self.module] if self.module else ["--file", str(self.folder / str(self.entry))]  # type: ignore[operator]
         return [python, "-m", "arena.bothost", *where, "--name", self.name, "--version", self.version]
 

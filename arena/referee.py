@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import random
+import select
 import signal
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
 import trio
@@ -51,6 +52,8 @@ __all__ = [
 
 EVENT_BUDGET: Final = MAX_LINE // 2
 """Bytes of events carried inside one decide or match_end; more go in ``events`` messages."""
+_EVENT_MAX: Final = 512
+"""Bytes most single events take: below budget // this many events, no need to measure."""
 STDERR_KEEP: Final = 16 * 1024
 """Bytes of a bot's stderr kept (the tail); the rest is counted and dropped."""
 FAULT_KINDS: Final = (
@@ -136,13 +139,23 @@ class MatchResult:
     outcome: dict[str, Any]
     faults: list[Fault]
     timings: list[SeatTiming]
-    log: list[dict[str, Any]]
+    events: list[Event]
+    """The rules engine's log: every event with its private parts."""
     duration_s: float
     decisions: int
 
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """The full log, JSON-ready (built on demand: most callers only store it)."""
+        return [e.full() for e in self.events]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the match record)."""
-        return asdict(self)
+        record = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "events"}
+        record["faults"] = [asdict(f) for f in self.faults]
+        record["timings"] = [asdict(t) for t in self.timings]
+        record["log"] = self.log
+        return record
 
 
 class _Pipes:
@@ -161,6 +174,8 @@ class _Pipes:
         self._read_fd = stdout.fileno()
         self._limit = limit
         self._buffer = bytearray()
+        self._poll = select.poll()
+        self._poll.register(self._read_fd, select.POLLIN)
 
     async def write(self, data: bytes) -> None:
         """Write all of ``data``; EOFError if the bot's stdin is closed."""
@@ -217,6 +232,8 @@ class _Pipes:
             try:
                 data = os.read(self._read_fd, 65536)
             except BlockingIOError:
+                if self._poll.poll(1):  # spin briefly before parking: most replies take microseconds
+                    continue
                 with trio.move_on_at(deadline):
                     await trio.lowlevel.wait_readable(self._read_fd)
                     continue
@@ -383,7 +400,7 @@ async def open_bots(
 
 def _split(news: list[bytes], budget: int) -> tuple[list[bytes], list[bytes]]:
     """(``events`` messages to send first, events that fit in the next message)."""
-    if sum(len(n) + 1 for n in news) <= budget:
+    if len(news) * _EVENT_MAX <= budget or sum(len(n) + 1 for n in news) <= budget:
         return [], news
     messages: list[bytes] = []
     batch: list[bytes] = []
@@ -556,7 +573,7 @@ async def play_match(
         outcome=outcome,
         faults=faults,
         timings=timings,
-        log=[e.full() for e in state.log],
+        events=state.log,
         duration_s=time.perf_counter() - started,
         decisions=request,
     )

@@ -21,12 +21,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from arena.cards import Card, parse_cards
-from arena.rules import HandValue, Variant, get_variant
+if TYPE_CHECKING:  # the rules engine loads on first use: a bot that never needs it starts faster
+    from arena.cards import Card
+    from arena.rules import HandValue, Variant
 
 __all__ = ["BotSpec", "MatchInfo", "PROJECT", "hookimpl", "hookspec"]
 
@@ -51,6 +52,8 @@ class MatchInfo:
     @cached_property
     def rules(self) -> Variant:
         """The variant's rules engine (the same code the referee runs)."""
+        from arena.rules import get_variant
+
         return get_variant(self.variant)
 
     @cached_property
@@ -60,6 +63,8 @@ class MatchInfo:
 
     def value(self, cards: Sequence[str | Card]) -> HandValue:
         """The value of a hand under this match's options (``match.value(obs["hand"])``)."""
+        from arena.cards import parse_cards
+
         parsed = parse_cards([str(c) for c in cards])
         return self.rules.family.evaluate(parsed, self.resolved_options)
 

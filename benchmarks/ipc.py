@@ -3,7 +3,9 @@
 Everything runs pinned to one CPU, in one run:
 
 * **protocol**: full ``scat`` matches through the real referee (trio) with trivial
-  subprocess bots (the real bot host, a bot that plays the first legal action);
+  subprocess bots that play the first legal action: once with bots that speak the
+  protocol directly (``trivial_raw``: the referee's own cost) and once with Python bots
+  on the SDK's bot host (``trivial_bot``: what a Python bot author gets);
 * **in-process**: the same matches with the same choices made in-process (rules engine,
   observations, no pipes);
 * **bare ping-pong**: a blocking parent and a minimal child exchanging lines of the same
@@ -14,7 +16,8 @@ and the median start-up time of a bot (launch until its ``hello``).
 
     python benchmarks/ipc.py [--matches 30] [--repeats 3] [--players 4]
 
-Target: the protocol match reaches at least 40% of the bare ping-pong rate.
+Target: the protocol match (raw-protocol bots) reaches at least 40% of the bare
+ping-pong rate.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ from arena.referee import TimeControl, open_bots, play_match  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 
 TARGET = 0.40
-TRIVIAL = Path(__file__).resolve().parent / "trivial_bot"
+HERE = Path(__file__).resolve().parent
+TRIVIAL_RAW = HERE / "trivial_raw"
+TRIVIAL_SDK = HERE / "trivial_bot"
 CHILD = """
 import sys
 reply = sys.argv[1].encode() + b"\\n"
@@ -49,10 +54,10 @@ for line in sys.stdin.buffer:
 """
 
 
-def protocol_run(players: int, seeds: range) -> tuple[float, float, int, int]:
+def protocol_run(bot: Path, players: int, seeds: range) -> tuple[float, float, int, int]:
     """(decisions/s, referee CPU s per decision, request bytes, reply bytes) for ``seeds``."""
     variant = get_variant("scat")
-    manifest = load_manifest(TRIVIAL)
+    manifest = load_manifest(bot)
     result: tuple[float, float, int, int] = (0.0, 0.0, 0, 0)
 
     async def main() -> None:
@@ -129,7 +134,7 @@ def pingpong_run(request: int, reply: int, rounds: int) -> float:
 
 def startup_times(count: int) -> list[float]:
     """Launch-to-hello times of the trivial bot, one at a time."""
-    manifest = load_manifest(TRIVIAL)
+    manifest = load_manifest(TRIVIAL_SDK)
     times: list[float] = []
 
     async def main() -> None:
@@ -152,24 +157,27 @@ def main() -> int:
     cpu = sorted(os.sched_getaffinity(0))[0]
     os.sched_setaffinity(0, {cpu})  # children inherit it: everything on one CPU
     seeds = range(1, args.matches + 1)
-    runs = [protocol_run(args.players, seeds) for _ in range(args.repeats)]
-    protocol = statistics.median(r[0] for r in runs)
-    referee_cpu = statistics.median(r[1] for r in runs)
-    request, reply = runs[0][2], runs[0][3]
+    raw_runs = [protocol_run(TRIVIAL_RAW, args.players, seeds) for _ in range(args.repeats)]
+    sdk_runs = [protocol_run(TRIVIAL_SDK, args.players, seeds) for _ in range(args.repeats)]
+    raw = statistics.median(r[0] for r in raw_runs)
+    sdk = statistics.median(r[0] for r in sdk_runs)
+    referee_cpu = statistics.median(r[1] for r in raw_runs)
+    request, reply = raw_runs[0][2], raw_runs[0][3]
     inprocess = statistics.median(inprocess_run(args.players, seeds) for _ in range(args.repeats))
     pingpong = statistics.median(pingpong_run(request, reply, 20_000) for _ in range(args.repeats))
     startup = statistics.median(startup_times(10))
     rows = [
         ["bare blocking ping-pong", f"{pingpong:,.0f}", "1.00"],
-        ["protocol match (trio referee, subprocess bots)", f"{protocol:,.0f}", f"{protocol / pingpong:.2f}"],
+        ["protocol match, raw-protocol bots", f"{raw:,.0f}", f"{raw / pingpong:.2f}"],
+        ["protocol match, SDK (bot host) bots", f"{sdk:,.0f}", f"{sdk / pingpong:.2f}"],
         ["in-process match (no pipes)", f"{inprocess:,.0f}", f"{inprocess / pingpong:.2f}"],
     ]
     print(f"scat, {args.players} players, {args.matches} matches per run, median of {args.repeats} runs, "
           f"all on CPU {cpu}; requests average {request} B, replies {reply} B")
     print(tabulate(rows, headers=["what", "decisions/s", "x ping-pong"], tablefmt="github"))
-    print(f"\nreferee CPU per decision: {referee_cpu * 1e6:.1f} us")
-    print(f"bot start-up (launch to hello, median of 10): {startup * 1000:.1f} ms")
-    ratio = protocol / pingpong
+    print(f"\nreferee CPU per decision (raw-protocol bots): {referee_cpu * 1e6:.1f} us")
+    print(f"bot start-up (SDK bot, launch to hello, median of 10): {startup * 1000:.1f} ms")
+    ratio = raw / pingpong
     print(f"protocol match at {ratio:.2f} of bare ping-pong (target {TARGET:.2f}): "
           f"{'MET' if ratio >= TARGET else 'NOT MET'}")
     return 0 if ratio >= TARGET else 1
