@@ -203,6 +203,13 @@ class Stock:
         return cards[i]
 
 
+    def deal_many(self, count: int) -> list[Card]:
+        """The top ``count`` cards, top first (IndexError if the stock has fewer)."""
+        if count > len(self):
+            raise IndexError(f"deal of {count} cards from a stock of {len(self)}")
+        return [self.deal() for _ in range(count)]
+
+
 def derive_seed(seed: int, *labels: int) -> int:
     """A seed for a sub-stream (a round's deal, a reshuffle) derived from ``seed``."""
     state = seed & _MASK

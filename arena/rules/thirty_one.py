@@ -220,8 +220,12 @@ class ThirtyOneState(MatchState):
 
     def apply(self, action: Action) -> None:
         legal = self._legal if self._legal is not None else self.legal_actions()
-        if action not in legal:
-            raise self._illegal(action)
+        for candidate in legal:  # identity first: legal actions are interned
+            if candidate is action:
+                break
+        else:
+            if action not in legal:
+                raise self._illegal(action)
         self._legal = None
         seat = self._seat
         kind = action.kind
@@ -362,14 +366,13 @@ class ThirtyOneState(MatchState):
         self._publish_standing()
         deck = self._deck_for_round()
         hands = self.hands = [[] for _ in range(n)]
-        self.widow = []
-        for _ in range(3):
-            for s in order:
-                hands[s].append(deck.deal())
-            if o["widow"]:
-                self.widow.append(deck.deal())
+        per_pass = len(order) + (1 if o["widow"] else 0)
+        dealt = deck.deal_many(3 * per_pass + 1)
+        for s, i in zip(order, range(len(order))):
+            hands[s] = dealt[i : 3 * per_pass : per_pass]
+        self.widow = dealt[len(order) : 3 * per_pass : per_pass] if o["widow"] else []
         self.widow_up = [False] * len(self.widow)
-        self.pile = [deck.deal()]
+        self.pile = [dealt[-1]]
         self.stock = deck
         self.knocker = -1
         self._turns = [0] * n

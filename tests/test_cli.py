@@ -1,0 +1,103 @@
+"""The real `arena` command, run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from arena import __version__
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_version() -> None:
+    result = arena("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"arena {__version__}"
+
+
+def test_hand_prints_31_for_a_blitz() -> None:
+    result = arena("hand", "Ah Kh Th", "--variant", "scat")
+    assert result.returncode == 0
+    assert result.stdout.split()[0] == "31"
+    assert "blitz" in result.stdout
+
+
+def test_hand_json_has_the_value() -> None:
+    result = arena("hand", "7c 7d 7h", "-v", "scat-trips", "--json")
+    assert json.loads(result.stdout)["value"] == 30
+    result = arena("hand", "7c 7d 7h", "-v", "scat", "-o", "trips=30.5", "--json")
+    assert json.loads(result.stdout)["value"] == 30.5
+
+
+def test_hand_compares_several_hands() -> None:
+    result = arena("hand", "Kh Qh 5c", "Ts Js 2d", "9s 5s Jd", "--json")
+    hands = json.loads(result.stdout)["hands"]
+    assert [h["rank"] for h in hands] == [1, 1, 3]
+    text = arena("hand", "Kh Qh 5c", "9s 5s Jd").stdout
+    assert "Kh Qh 5c beats 9s 5s Jd" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["hand", "Xx Kh Th"], "invalid card 'Xx'"),
+        (["hand", "Ah Kh"], "3 cards"),
+        (["hand", "Ah Ah Th"], "appears twice"),
+        (["hand", "2c 3c 4c", "-v", "eenendertigen"], "32-card deck"),
+        (["hand", "Ah Kh Th", "-v", "nope"], "unknown variant 'nope'"),
+        (["hand", "Ah Kh Th", "-o", "lives=zero"], "option 'lives'"),
+        (["hand", "Ah Kh Th", "-o", "colour=red"], "unknown option 'colour'"),
+        (["hand", "Ah Kh Th", "-o", "lives"], "name=value"),
+    ],
+)
+def test_user_errors_are_one_clear_line(args: list[str], message: str) -> None:
+    result = arena(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_variants_lists_every_variant_with_players() -> None:
+    result = arena("variants")
+    assert result.returncode == 0
+    for name in ("scat", "scat-trips", "dollar-bill", "eenendertigen", "california-quick", "west-lansing",
+                 "no-elimination", "banking"):
+        assert name in result.stdout
+    assert "2-9" in result.stdout
+
+
+def test_variants_name_lists_options_with_defaults() -> None:
+    data = json.loads(arena("variants", "dollar-bill", "--json").stdout)[0]
+    assert data["options"]["lives"]["default"] == 4
+    assert data["options"]["free_ride"]["default"] is True
+    text = arena("variants", "west-lansing").stdout
+    assert "knocker_must_beat" in text
+
+
+def test_match_plays_subprocess_bots_and_reports_placements(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "match.json"
+    result = arena("match", "-v", "scat", "-b", "random", "-b", "random", "-b", "random", "--seed", "5",
+                   "--json", "--log", str(log))
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert sorted(record["placements"]) in ([1, 2, 3], [1, 2, 2], [1, 1, 3], [1, 3, 3])
+    assert record["faults"] == []
+    assert record["seed"] == 5
+    saved = json.loads(log.read_text())
+    assert saved["log"][0]["event"] == "round_start"
+    assert saved["log"][-1]["event"] == "match_end"
+    again = json.loads(arena("match", "-v", "scat", "-b", "random", "-b", "random", "-b", "random",
+                             "--seed", "5", "--json").stdout)
+    assert again["outcome"] == record["outcome"]  # same seed, same seeded bots: same match
+
+
+def test_match_refuses_bad_input_before_starting_bots() -> None:
+    assert "unknown bot 'ghost'" in arena("match", "-v", "scat", "-b", "random", "-b", "ghost").stderr
+    assert "at least two" in arena("match", "-v", "scat", "-b", "random").stderr
+    assert "for 2 to 9 players" in arena("match", "-v", "scat", *["-b", "random"] * 10).stderr
