@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	scripts/setup-sandbox
 	@touch $@
 
 demo: $(STAMP)            ## install, then run the main job on its embedded default

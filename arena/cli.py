@@ -19,6 +19,7 @@ from arena import __version__
 from arena.botspec import ManifestError, find_bot
 from arena.cards import CardError, parse_cards
 from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play_match
+from arena.sandbox import LAYERS, Sandbox, SandboxError, report_rows
 from arena.rules import RulesError, Variant, get_variant, parse_option_pairs, variants
 from arena.rules.game import rank_placements
 from arena.rules.hands import HandValue, format_value
@@ -46,7 +47,7 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except (RulesError, CardError, ManifestError) as error:
+        except (RulesError, CardError, ManifestError, SandboxError) as error:
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(2) from None
 
@@ -226,6 +227,8 @@ def match(
     policy: Annotated[str, typer.Option(help="Fault policy: forfeit, or substitute (random legal actions, "
                                         "disqualified after --strikes faults).")] = "forfeit",
     strikes: Annotated[int, typer.Option(help="Faults before disqualification under substitute.", min=1)] = 3,
+    require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated "
+                                         f"({', '.join(LAYERS)}); see `arena doctor`.")] = "",
 ) -> None:
     """Play one match between bots, each in its own process, and show the result."""
     game = get_variant(variant)
@@ -246,8 +249,11 @@ def match(
     seed = secrets.randbits(63) if seed is None else seed
     time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms)
 
+    required = [name.strip() for name in require.split(",") if name.strip()]
+
     async def run() -> MatchResult:
-        async with open_bots(manifests, time_control=time_control) as bots:
+        sandbox = await probe_sandbox(required)
+        async with open_bots(manifests, time_control=time_control, sandbox=sandbox) as bots:
             return await play_match(game, bots, seed=seed, options=options, match_id=f"{game.name}-{seed}",
                                     time_control=time_control, policy=rules)
 
@@ -264,10 +270,38 @@ def match(
     _print_match(result)
 
 
+async def probe_sandbox(required: list[str]) -> Sandbox:
+    """Every isolation layer that works here; refuse if a required one does not, warn once
+    about the rest."""
+    sandbox = await Sandbox.probe()
+    sandbox.require(required)
+    missing = sandbox.missing(LAYERS)
+    if missing:
+        names = ", ".join(s.name for s in missing)
+        typer.echo(f"warning: bots run without sandbox layer(s) {names}; `arena doctor` says why", err=True)
+    return sandbox
+
+
+@app.command("doctor")
+@user_errors
+def doctor(
+    require: Annotated[str, typer.Option(help="Exit with status 1 unless these layers (comma-separated) "
+                                         "are active.")] = "",
+) -> None:
+    """Probe the sandbox: which isolation layers work on this machine, and why not the others."""
+    sandbox = trio.run(Sandbox.probe)
+    typer.echo(tabulate(report_rows(sandbox), headers=["layer", "active", "stops / why not"]))
+    typer.echo(f"\nbots run with: {sandbox.python} (Python bots), layers: {', '.join(sandbox.active)}")
+    missing = sandbox.missing([n.strip() for n in require.split(",") if n.strip()])
+    if missing:
+        typer.echo(f"missing required layer(s): {', '.join(s.name for s in missing)}", err=True)
+        raise typer.Exit(1)
+
+
 def _print_match(result: MatchResult) -> None:
     outcome = result.outcome
     typer.echo(f"{result.variant}, seed {result.seed}: {outcome['reason']} after {outcome['rounds']} rounds, "
-               f"{result.decisions} decisions in {result.duration_s:.2f} s")
+               f"{result.decisions} decisions in {result.duration_s:.2f} s; sandbox: {', '.join(result.sandbox)}")
     rows = []
     for seat, label in enumerate(result.bots):
         timing = result.timings[seat]

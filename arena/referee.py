@@ -35,7 +35,7 @@ from arena.protocol import (
     encode_raw,
 )
 from arena.rules import Event, Variant
-from arena.sandbox import Limits, Sandboxed, launch
+from arena.sandbox import Sandbox, Sandboxed, SandboxError
 
 __all__ = [
     "FAULT_KINDS",
@@ -139,6 +139,8 @@ class MatchResult:
     outcome: dict[str, Any]
     faults: list[Fault]
     timings: list[SeatTiming]
+    sandbox: list[str]
+    """Sandbox layers every bot of the match ran behind."""
     events: list[Event]
     """The rules engine's log: every event with its private parts."""
     duration_s: float
@@ -248,8 +250,10 @@ class _Pipes:
 class Bot:
     """A live bot process the referee talks to; may play several matches in a row."""
 
-    def __init__(self, manifest: BotManifest, sandboxed: Sandboxed) -> None:
+    def __init__(self, manifest: BotManifest, sandboxed: Sandboxed, layers: Sequence[str] = ()) -> None:
         self.manifest = manifest
+        self.layers = list(layers)
+        """The sandbox layers the bot runs behind."""
         self.label = manifest.label
         self.sandboxed = sandboxed
         self._pipes = _Pipes(sandboxed.process, MAX_LINE)
@@ -360,20 +364,25 @@ async def open_bots(
     manifests: Sequence[BotManifest],
     *,
     time_control: TimeControl = TimeControl(),
-    limits: Limits | None = None,
+    sandbox: Sandbox | None = None,
 ) -> AsyncIterator[list[Bot | BotFault]]:
     """Launch and greet each bot; yields a :class:`Bot`, or the :class:`BotFault` that
-    stopped it starting, per manifest.  Every process is killed on exit."""
+    stopped it starting, per manifest.  Every process is killed on exit.
+
+    ``sandbox`` is the set of isolation layers to launch behind (default: only rlimits
+    and an own session; :meth:`Sandbox.probe` finds every layer the machine offers)."""
+    box = sandbox or Sandbox()
     async with trio.open_nursery() as nursery:
         bots: list[Bot | BotFault] = [BotFault("startup", "not started")] * len(manifests)
 
         async def start(i: int, manifest: BotManifest) -> None:
+            argv = manifest.argv(box.python)
             try:
-                sandboxed = await launch(manifest.argv(), limits=limits or Limits())
-            except OSError as error:
-                bots[i] = BotFault("startup", f"cannot start {manifest.argv()[0]!r}: {error}")
+                sandboxed = await box.launch(argv, manifest.folder)
+            except (OSError, SandboxError) as error:
+                bots[i] = BotFault("startup", f"cannot start {argv[0]!r}: {error}")
                 return
-            bot = Bot(manifest, sandboxed)
+            bot = Bot(manifest, sandboxed, box.active)
             nursery.start_soon(bot.drain_stderr)
             try:
                 await bot.handshake(time_control.startup_ms / 1000)
@@ -573,6 +582,8 @@ async def play_match(
         outcome=outcome,
         faults=faults,
         timings=timings,
+        sandbox=sorted(set.intersection(*(set(b.layers) for b in bots if isinstance(b, Bot)))) if any(
+            isinstance(b, Bot) for b in bots) else [],
         events=state.log,
         duration_s=time.perf_counter() - started,
         decisions=request,

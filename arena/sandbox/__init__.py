@@ -1,5 +1,5 @@
-"""Starting bot processes behind an isolation boundary, and killing them completely."""
+"""Starting bot processes behind every isolation layer available, and killing them completely."""
 
-from arena.sandbox.launcher import Limits, Sandboxed, launch
+from arena.sandbox.launcher import LAYERS, LayerStatus, Limits, Sandbox, Sandboxed, SandboxError, report_rows
 
-__all__ = ["Limits", "Sandboxed", "launch"]
+__all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed", "report_rows"]

@@ -1,107 +1,413 @@
-"""Launch one bot process: own session, scrubbed environment, private scratch folder, rlimits.
+"""Launch bot processes behind every isolation layer this machine offers.
 
-Every bot runs in a new session (so its process group can be killed as one), with an
-environment that holds nothing of the referee's, a fresh scratch folder as its working
-directory and home, and resource limits on memory, CPU time, file size and open files.
+A :class:`Sandbox` is built once per referee process by :meth:`Sandbox.probe`: it
+checks which layers can work here, starts the probe bot behind them, and keeps only
+the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch`:
+
+1. creates the bot's control groups (memory and pids limits, CPU accounting, kill) and
+   a private scratch folder, owned by the bot's user;
+2. forks; the child joins the groups, sets its rlimits, starts a new session and drops
+   to an unprivileged user of the pool (``arena-bot-N``);
+3. as that user, execs bubblewrap: new user, pid, network, ipc, uts and mount
+   namespaces, a read-only minimal root (``/usr``, the interpreter, the arena package,
+   the bot's folder), a private ``/tmp``, ``/dev/shm`` and ``/proc``, the scratch folder
+   as the only writable place, an empty environment, no capabilities, and the seccomp
+   filter; it dies with the referee;
+4. bubblewrap execs the bot.
+
+:meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, and
+anything left in the groups) and removes the groups and the scratch folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
-__all__ = ["Limits", "Sandboxed", "launch"]
+from arena.sandbox import seccomp
+from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
+from arena.sandbox.uids import Lease, UidPool
 
-_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+__all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed", "report_rows"]
+
 _MB = 1024 * 1024
+_PACKAGE = Path(__file__).resolve().parent.parent  # the arena package
+PROBE_BOT = Path(__file__).resolve().parent / "probe_bot.py"
+
+LAYERS: dict[str, str] = {
+    "rlimits": "memory hogs, CPU loops, huge files, fd floods (address space, CPU, file size, open files)",
+    "session": "a bot's children outliving it: own session and process group, killed as one",
+    "uid": "reading root-only files, signalling the referee or other bots (one unprivileged user per bot)",
+    "bwrap": "the network, the filesystem beyond its own folders, other processes (bubblewrap namespaces)",
+    "seccomp": "sockets, ptrace, mount, unshare, bpf, io_uring and other kernel interfaces",
+    "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
+    "cgroup-kill": "processes escaping the session: the whole group is killed at once (cgroup v2)",
+}
+"""Every layer the sandbox knows, and what it stops."""
+
+
+class SandboxError(RuntimeError):
+    """A sandbox that cannot provide what was asked, or a bot it cannot start."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one bot process (and each process it starts)."""
+    """Resource limits for one bot process tree."""
 
     memory_mb: int = 2048
-    """Address space; a bot that allocates more gets MemoryError / fails to map."""
+    """Address space per process (rlimit) and memory of the whole tree (cgroup)."""
     cpu_seconds: int = 3600
     """CPU time over the process's whole life (it may play many matches)."""
     file_size_mb: int = 16
     """Largest file the bot may write in its scratch folder."""
     open_files: int = 64
+    processes: int = 32
+    """Processes and threads of the whole tree (cgroup pids; RLIMIT_NPROC under its own uid)."""
 
-    def apply(self) -> None:
+    def apply(self, own_user: bool) -> None:
         """Set the limits on the current process (runs in the child before exec)."""
         resource.setrlimit(resource.RLIMIT_AS, (self.memory_mb * _MB,) * 2)
         resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_size_mb * _MB,) * 2)
         resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if own_user:  # counts every process of the user: only meaningful per bot user
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes,) * 2)
+
+
+@dataclass(frozen=True)
+class LayerStatus:
+    """Whether a layer is in use here, and if not, why."""
+
+    name: str
+    active: bool
+    why: str = ""
+
+    @property
+    def stops(self) -> str:
+        """What the layer stops."""
+        return LAYERS[self.name]
 
 
 @dataclass
 class Sandboxed:
-    """A launched bot process with its scratch folder."""
+    """A launched bot process with its scratch folder, user lease and control groups."""
 
     process: trio.Process
     scratch: Path
+    cgroup: BotCgroup | None = None
+    lease: Lease | None = None
+    _done: bool = field(default=False, repr=False)
 
     @property
     def pid(self) -> int:
-        """The bot's process id (also its process group and session id)."""
+        """The launched process's id (its process group and session id too)."""
         return self.process.pid
 
+    def cpu_ns(self) -> int:
+        """CPU time the whole tree has used (0 without the cgroup layer)."""
+        return self.cgroup.cpu_ns() if self.cgroup else 0
+
     async def kill(self) -> None:
-        """Kill the bot's whole process group, reap it and remove its scratch folder."""
-        with contextlib.suppress(ProcessLookupError):
+        """Kill the bot's whole tree, reap it, and remove its groups and scratch folder."""
+        if self._done:
+            return
+        self._done = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        if self.cgroup is not None:
+            self.cgroup.kill()
         with trio.CancelScope(shield=True):
             await self.process.wait()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        if self.lease is not None:
+            self.lease.release()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def _environment(scratch: Path, extra: Mapping[str, str]) -> dict[str, str]:
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(scratch),
-        "TMPDIR": str(scratch),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": _PACKAGE_ROOT,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUNBUFFERED": "1",
-        **extra,
-    }
+def _accessible_to_others(path: Path) -> bool:
+    """Whether a user other than the owner can reach and read ``path``."""
+    path = path.resolve()
+    for parent in path.parents:
+        if not parent.stat().st_mode & 0o001:
+            return False
+    return bool(path.stat().st_mode & 0o004)
 
 
-async def launch(
-    argv: Sequence[str],
-    *,
-    limits: Limits = Limits(),
-    env: Mapping[str, str] | None = None,
-    scratch_root: Path | None = None,
-) -> Sandboxed:
-    """Start ``argv`` as a bot with pipes on stdin, stdout and stderr."""
-    scratch = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=scratch_root))
-    try:
-        process = await trio.lowlevel.open_process(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=scratch,
-            env=_environment(scratch, env or {}),
-            start_new_session=True,
-            preexec_fn=limits.apply,
-        )
-    except OSError:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
-    return Sandboxed(process, scratch)
+def _bot_python() -> str:
+    """An interpreter an unprivileged user can run, of this interpreter's version.
+
+    The arena's own may live under a private home (pyenv under /root); the system one of
+    the same minor version can load the same compiled modules.
+    """
+    own = Path(sys.executable)
+    if _accessible_to_others(own):
+        return str(own)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for candidate in (Path("/usr/bin") / version, Path("/usr/local/bin") / version):
+        if candidate.exists() and _accessible_to_others(candidate):
+            return str(candidate)
+    raise SandboxError(f"no {version} interpreter that an unprivileged user can run (looked beside "
+                       f"{own} and in /usr/bin, /usr/local/bin)")
+
+
+def _module_dirs() -> list[Path]:
+    """Folders a Python bot imports from: the arena's parent and its dependencies' site dirs."""
+    import msgspec
+    import pluggy
+
+    dirs = {_PACKAGE.parent}
+    for module in (msgspec, pluggy):
+        dirs.add(Path(module.__file__ or "").resolve().parent.parent)
+    return sorted(dirs)
+
+
+class Sandbox:
+    """The isolation layers in use in this process, and the launcher that applies them."""
+
+    def __init__(self, limits: Limits | None = None, *, layers: Iterable[str] = ("rlimits", "session")) -> None:
+        self.limits = limits or Limits()
+        wanted = set(layers)
+        self.status = {name: LayerStatus(name, name in wanted, "" if name in wanted else "not requested")
+                       for name in LAYERS}
+        self._cgroups: CgroupSupport | None = None
+        self._uids: UidPool | None = None
+        self.python = sys.executable
+        self._binds: list[Path] = []
+        self._scratch_root: Path | None = None
+
+    # -- what is active ---------------------------------------------------------------
+
+    @property
+    def active(self) -> list[str]:
+        """Names of the layers in use."""
+        return [name for name, status in self.status.items() if status.active]
+
+    def missing(self, required: Iterable[str]) -> list[LayerStatus]:
+        """The layers of ``required`` that are not active (SandboxError for unknown names)."""
+        unknown = sorted(set(required) - set(LAYERS))
+        if unknown:
+            raise SandboxError(f"unknown sandbox layer(s) {', '.join(unknown)}; layers: {', '.join(LAYERS)}")
+        return [self.status[name] for name in required if not self.status[name].active]
+
+    def require(self, required: Iterable[str]) -> None:
+        """SandboxError naming each required layer that is not active, and why."""
+        missing = self.missing(required)
+        if missing:
+            reasons = "; ".join(f"{s.name}: {s.why}" for s in missing)
+            raise SandboxError(f"refusing to run untrusted bots without required sandbox layers ({reasons})")
+
+    def _set(self, name: str, active: bool, why: str = "") -> None:
+        self.status[name] = LayerStatus(name, active, why)
+
+    # -- probing --------------------------------------------------------------------------
+
+    @classmethod
+    async def probe(cls, limits: Limits | None = None) -> Sandbox:
+        """Every layer that works here, each confirmed by the probe bot."""
+        box = cls(limits, layers=LAYERS)
+        box._detect()
+        if box.status["bwrap"].active or box.status["uid"].active:
+            report = await box._run_probe()
+            if report is None and box.status["bwrap"].active:  # bubblewrap could not start: try without it
+                box._set("bwrap", False, "bubblewrap failed to start the probe bot here")
+                box._set("seccomp", False, "applied by bubblewrap, which is not in use")
+                report = await box._run_probe()
+            box._confirm(report)
+        return box
+
+    def _detect(self) -> None:
+        """Static checks: what is installed and permitted."""
+        root = os.geteuid() == 0
+        pool = UidPool() if root else None
+        if not root:
+            self._set("uid", False, "the arena is not running as root, so it cannot switch users")
+        elif not pool:
+            self._set("uid", False, "no arena-bot-* users exist: run scripts/setup-sandbox as root")
+        else:
+            self._uids = pool
+        if shutil.which("bwrap") is None:
+            self._set("bwrap", False, "bubblewrap is not installed (apt-get install bubblewrap)")
+        elif root and self._uids is None:
+            self._set("bwrap", False, "as root, bubblewrap needs an unprivileged bot user to start as")
+        ok, why = seccomp.available()
+        if not ok:
+            self._set("seccomp", False, why + " (pip install pyseccomp; needs libseccomp2)")
+        elif not self.status["bwrap"].active:
+            self._set("seccomp", False, "applied by bubblewrap, which is not in use")
+        support = detect()
+        self._cgroups = support
+        if not support.limits:
+            self._set("cgroup", False, "cgroup v1 memory, pids and cpuacct controllers are not writable here")
+        if support.v2 is None:
+            self._set("cgroup-kill", False, "no writable cgroup v2 hierarchy with cgroup.kill")
+        if self.status["uid"].active or self.status["bwrap"].active:
+            try:
+                self.python = _bot_python()
+            except SandboxError as error:
+                self._set("uid", False, str(error))
+                self._set("bwrap", False, str(error))
+                self._set("seccomp", False, str(error))
+        self._binds = _module_dirs()
+
+    async def _run_probe(self) -> dict[str, object] | None:
+        """Start the probe bot behind the candidate layers; its report, or None if it failed."""
+        try:
+            sandboxed = await self.launch([self.python, str(PROBE_BOT)], PROBE_BOT.parent)
+        except (OSError, SandboxError):
+            return None
+        try:
+            assert sandboxed.process.stdout is not None
+            output = b""
+            with trio.move_on_after(10):
+                while chunk := await sandboxed.process.stdout.receive_some(65536):
+                    output += chunk
+            report: dict[str, object] = json.loads(output)
+            return report
+        except (ValueError, trio.BrokenResourceError):
+            return None
+        finally:
+            await sandboxed.kill()
+
+    def _confirm(self, report: dict[str, object] | None) -> None:
+        """Keep only the layers whose effect the probe bot shows."""
+        if report is None:
+            for name in ("uid", "bwrap", "seccomp"):
+                if self.status[name].active:
+                    self._set(name, False, "the probe bot did not start behind this layer")
+            return
+        if self.status["uid"].active and report.get("uid") == 0:
+            self._set("uid", False, "the probe bot still ran as root")
+        if self.status["bwrap"].active:
+            own = {ns: os.readlink(f"/proc/self/ns/{ns}") for ns in ("net", "pid", "mnt")}
+            theirs = report.get("namespaces") or {}
+            shared = [ns for ns in own if isinstance(theirs, dict) and theirs.get(ns) == own[ns]]
+            if shared or report.get("passwd") == "allowed":
+                self._set("bwrap", False, f"the probe bot shared namespaces {shared} or read /etc/passwd")
+        if self.status["seccomp"].active and report.get("socket") == "allowed":
+            self._set("seccomp", False, "the probe bot could still open a socket")
+
+    # -- launching ------------------------------------------------------------------------
+
+    def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None) -> list[str]:
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
+        args += ["--ro-bind", "/usr", "/usr"]
+        for top in ("bin", "lib", "lib64", "sbin"):
+            path = Path("/") / top
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), str(path)]
+            elif path.is_dir():
+                args += ["--ro-bind", str(path), str(path)]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+        interpreter = Path(self.python).resolve()
+        reads = {*self._binds, interpreter.parent.parent}
+        if folder is not None:
+            reads.add(folder)
+        for path in sorted(reads):
+            if not str(path).startswith("/usr/") and path.exists():
+                args += ["--ro-bind", str(path), str(path)]
+        args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
+        for name, value in self._environment(scratch).items():
+            args += ["--setenv", name, value]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
+        return [*args, "--", *argv]
+
+    def _environment(self, scratch: Path) -> dict[str, str]:
+        return {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(scratch),
+            "TMPDIR": str(scratch),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": os.pathsep.join(map(str, self._binds or _module_dirs())),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+
+    async def launch(self, argv: Sequence[str], folder: Path | None = None) -> Sandboxed:
+        """Start ``argv`` (a bot whose files are in ``folder``) with pipes on its stdio."""
+        active = self.status
+        try:
+            lease = self._uids.acquire() if active["uid"].active and self._uids else None
+        except RuntimeError as error:
+            raise SandboxError(str(error)) from None
+        scratch = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=self._scratch_root))
+        cgroup: BotCgroup | None = None
+        seccomp_fd: int | None = None
+        try:
+            if lease is not None:
+                os.chown(scratch, lease.uid, lease.gid)
+            if self._cgroups is not None and (active["cgroup"].active or active["cgroup-kill"].active):
+                name = f"bot-{os.getpid()}-{scratch.name}"
+                support = self._cgroups if active["cgroup"].active else CgroupSupport({}, self._cgroups.v2)
+                if not active["cgroup-kill"].active:
+                    support = CgroupSupport(support.v1, None)
+                cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
+            if active["bwrap"].active:
+                if active["seccomp"].active:
+                    seccomp_fd = seccomp.memfd()
+                command = self._bwrap_argv(argv, folder, scratch, seccomp_fd)
+                env = {"PATH": "/usr/bin:/bin"}
+            else:
+                command, env = list(argv), self._environment(scratch)
+            process = await trio.lowlevel.open_process(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=scratch,
+                env=env,
+                start_new_session=True,
+                pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
+                preexec_fn=self._preexec(lease, cgroup),
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            if lease is not None:
+                lease.release()
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+        return Sandboxed(process, scratch, cgroup, lease)
+
+    def _preexec(self, lease: Lease | None, cgroup: BotCgroup | None) -> Callable[[], None]:
+        """What the child runs between fork and exec: join groups, limit, drop privileges."""
+        procs = cgroup.procs_files() if cgroup else []
+        limits = self.limits
+
+        def child() -> None:
+            pid = str(os.getpid())
+            for path in procs:
+                with open(path, "w") as handle:
+                    handle.write(pid)
+            limits.apply(own_user=lease is not None)
+            if lease is not None:
+                os.setgroups([])
+                os.setgid(lease.gid)
+                os.setuid(lease.uid)
+
+        return child
+
+
+def report_rows(box: Sandbox) -> list[list[str]]:
+    """Rows for ``arena doctor``: layer, active, and what it stops or why it is off."""
+    return [[s.name, "yes" if s.active else "no", s.stops if s.active else s.why] for s in box.status.values()]
+
