@@ -19,10 +19,10 @@ from arena import __version__
 from arena.botspec import ManifestError, find_bot
 from arena.cards import CardError, parse_cards
 from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play_match
-from arena.sandbox import LAYERS, Sandbox, SandboxError, report_rows
 from arena.rules import RulesError, Variant, get_variant, parse_option_pairs, variants
 from arena.rules.game import rank_placements
 from arena.rules.hands import HandValue, format_value
+from arena.sandbox import LAYERS, Sandbox, SandboxError, report_rows
 
 app = typer.Typer(
     help="Thirty-One Arena: referee, sandbox and tournaments for Thirty-One card game bots.",
