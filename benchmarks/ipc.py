@@ -12,12 +12,15 @@ Everything runs pinned to one CPU, in one run:
   average sizes as the protocol match's requests and replies.
 
 It prints decisions per second of each, the ratios, the referee's CPU time per decision
-and the median start-up time of a bot (launch until its ``hello``).
+and the median start-up time of a bot (launch until its ``hello``).  The SDK-bot match
+and the start-up time are measured twice: with no sandbox layers beyond rlimits and an
+own session, and with every layer this machine offers (``arena doctor``).
 
     python benchmarks/ipc.py [--matches 30] [--repeats 3] [--players 4]
 
-Target: the protocol match (raw-protocol bots) reaches at least 40% of the bare
-ping-pong rate.
+Targets: the protocol match (raw-protocol bots) reaches at least 40% of the bare
+ping-pong rate; a fully sandboxed bot answers its hello within 60 ms of launch; the
+match rate with every layer on is at least 90% of the rate with none.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from arena.botspec import load_manifest  # noqa: E402
 from arena.protocol import encode  # noqa: E402
 from arena.referee import TimeControl, open_bots, play_match  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
+from arena.sandbox import Sandbox  # noqa: E402
 
 TARGET = 0.40
 HERE = Path(__file__).resolve().parent
@@ -54,15 +58,17 @@ for line in sys.stdin.buffer:
 """
 
 
-def protocol_run(bot: Path, players: int, seeds: range) -> tuple[float, float, int, int]:
-    """(decisions/s, referee CPU s per decision, request bytes, reply bytes) for ``seeds``."""
+def protocol_run(bot: Path, players: int, seeds: range, full: bool = False) -> tuple[float, float, int, int]:
+    """(decisions/s, referee CPU s per decision, request bytes, reply bytes) for ``seeds``;
+    ``full``: behind every sandbox layer available."""
     variant = get_variant("scat")
     manifest = load_manifest(bot)
     result: tuple[float, float, int, int] = (0.0, 0.0, 0, 0)
 
     async def main() -> None:
         nonlocal result
-        async with open_bots([manifest] * players, time_control=TimeControl()) as bots:
+        sandbox = await Sandbox.probe() if full else Sandbox()
+        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=sandbox) as bots:
             decisions = 0
             wall, cpu = time.perf_counter(), time.process_time()
             for seed in seeds:
@@ -132,15 +138,16 @@ def pingpong_run(request: int, reply: int, rounds: int) -> float:
     return rounds / elapsed
 
 
-def startup_times(count: int) -> list[float]:
-    """Launch-to-hello times of the trivial bot, one at a time."""
+def startup_times(count: int, full: bool = False) -> list[float]:
+    """Launch-to-hello times of the trivial SDK bot, one at a time; ``full``: all layers."""
     manifest = load_manifest(TRIVIAL_SDK)
     times: list[float] = []
 
     async def main() -> None:
+        sandbox = await Sandbox.probe() if full else Sandbox()
         for _ in range(count):
             start = time.perf_counter()
-            async with open_bots([manifest]) as bots:
+            async with open_bots([manifest], sandbox=sandbox) as bots:
                 times.append(time.perf_counter() - start)
                 assert not isinstance(bots[0], Exception), bots[0]
 
@@ -159,28 +166,41 @@ def main() -> int:
     seeds = range(1, args.matches + 1)
     raw_runs = [protocol_run(TRIVIAL_RAW, args.players, seeds) for _ in range(args.repeats)]
     sdk_runs = [protocol_run(TRIVIAL_SDK, args.players, seeds) for _ in range(args.repeats)]
+    full_runs = [protocol_run(TRIVIAL_SDK, args.players, seeds, full=True) for _ in range(args.repeats)]
     raw = statistics.median(r[0] for r in raw_runs)
     sdk = statistics.median(r[0] for r in sdk_runs)
+    full = statistics.median(r[0] for r in full_runs)
     referee_cpu = statistics.median(r[1] for r in raw_runs)
     request, reply = raw_runs[0][2], raw_runs[0][3]
     inprocess = statistics.median(inprocess_run(args.players, seeds) for _ in range(args.repeats))
     pingpong = statistics.median(pingpong_run(request, reply, 20_000) for _ in range(args.repeats))
     startup = statistics.median(startup_times(10))
+    startup_full = statistics.median(startup_times(10, full=True))
     rows = [
         ["bare blocking ping-pong", f"{pingpong:,.0f}", "1.00"],
         ["protocol match, raw-protocol bots", f"{raw:,.0f}", f"{raw / pingpong:.2f}"],
         ["protocol match, SDK (bot host) bots", f"{sdk:,.0f}", f"{sdk / pingpong:.2f}"],
+        ["protocol match, SDK bots, every sandbox layer", f"{full:,.0f}", f"{full / pingpong:.2f}"],
         ["in-process match (no pipes)", f"{inprocess:,.0f}", f"{inprocess / pingpong:.2f}"],
     ]
     print(f"scat, {args.players} players, {args.matches} matches per run, median of {args.repeats} runs, "
           f"all on CPU {cpu}; requests average {request} B, replies {reply} B")
     print(tabulate(rows, headers=["what", "decisions/s", "x ping-pong"], tablefmt="github"))
     print(f"\nreferee CPU per decision (raw-protocol bots): {referee_cpu * 1e6:.1f} us")
-    print(f"bot start-up (SDK bot, launch to hello, median of 10): {startup * 1000:.1f} ms")
-    ratio = raw / pingpong
-    print(f"protocol match at {ratio:.2f} of bare ping-pong (target {TARGET:.2f}): "
-          f"{'MET' if ratio >= TARGET else 'NOT MET'}")
-    return 0 if ratio >= TARGET else 1
+    print(f"bot start-up, launch to hello, median of 10: {startup * 1000:.1f} ms with no sandbox layers, "
+          f"{startup_full * 1000:.1f} ms with every layer")
+    checks = [
+        ("protocol match / bare ping-pong", raw / pingpong, TARGET, f"{raw / pingpong:.2f}"),
+        ("every layer / no layers, match rate", full / sdk, 0.90, f"{full / sdk:.2f}"),
+        ("fully sandboxed start-up (ms, at most)", 60 / max(startup_full * 1000, 1e-9), 1.0,
+         f"{startup_full * 1000:.1f}"),
+    ]
+    failed = 0
+    for name, value, target, shown in checks:
+        met = value >= target
+        failed += not met
+        print(f"{name}: {shown} ({'MET' if met else 'NOT MET'})")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
