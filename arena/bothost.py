@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 import msgspec
 import pluggy
 
+from arena.confine import confine_from_env
 from arena.protocol import PROTOCOL_VERSION, Bye, Decide, Error, Events, Hello, MatchEnd, MatchStart, RefereeMessage
 from arena.sdk import PROJECT, BotSpec, MatchInfo
 
@@ -128,6 +129,7 @@ def _arguments(argv: list[str]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    confine_from_env()  # before any of the bot's code is imported
     args = _arguments(sys.argv[1:] if argv is None else argv)
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # the bot's output, even from C code, must not reach the protocol stream

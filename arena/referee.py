@@ -378,7 +378,7 @@ async def open_bots(
         async def start(i: int, manifest: BotManifest) -> None:
             argv = manifest.argv(box.python)
             try:
-                sandboxed = await box.launch(argv, manifest.folder)
+                sandboxed = await box.launch(argv, manifest.folder, confines_itself=manifest.is_python)
             except (OSError, SandboxError) as error:
                 bots[i] = BotFault("startup", f"cannot start {argv[0]!r}: {error}")
                 return

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import trio
 
+from arena import confine as landlock
 from arena.sandbox import seccomp
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
 from arena.sandbox.uids import Lease, UidPool
@@ -54,6 +55,8 @@ LAYERS: dict[str, str] = {
     "seccomp": "sockets, ptrace, mount, unshare, bpf, io_uring and other kernel interfaces",
     "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
     "cgroup-kill": "processes escaping the session: the whole group is killed at once (cgroup v2)",
+    "landlock": "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
+                "processes (the kernel's Landlock, applied inside the namespaces)",
 }
 """Every layer the sandbox knows, and what it stops."""
 
@@ -222,7 +225,7 @@ class Sandbox:
         """Every layer that works here, each confirmed by the probe bot."""
         box = cls(limits, layers=LAYERS)
         box._detect()
-        if box.status["bwrap"].active or box.status["uid"].active:
+        if any(box.status[name].active for name in ("uid", "bwrap", "landlock")):
             report = await box._run_probe()
             if report is None and box.status["bwrap"].active:  # bubblewrap could not start: try without it
                 box._set("bwrap", False, "bubblewrap failed to start the probe bot here")
@@ -250,6 +253,9 @@ class Sandbox:
             self._set("seccomp", False, why + " (pip install pyseccomp; needs libseccomp2)")
         elif not self.status["bwrap"].active:
             self._set("seccomp", False, "applied by bubblewrap, which is not in use")
+        abi = landlock.abi_version()
+        if abi < 1:
+            self._set("landlock", False, "this kernel has no Landlock (Linux 5.13+ with the LSM enabled)")
         support = detect()
         self._cgroups = support
         if not support.limits:
@@ -287,7 +293,7 @@ class Sandbox:
     def _confirm(self, report: dict[str, object] | None) -> None:
         """Keep only the layers whose effect the probe bot shows."""
         if report is None:
-            for name in ("uid", "bwrap", "seccomp"):
+            for name in ("uid", "bwrap", "seccomp", "landlock"):
                 if self.status[name].active:
                     self._set(name, False, "the probe bot did not start behind this layer")
             return
@@ -301,10 +307,26 @@ class Sandbox:
                 self._set("bwrap", False, f"the probe bot shared namespaces {shared} or read /etc/passwd")
         if self.status["seccomp"].active and report.get("socket") == "allowed":
             self._set("seccomp", False, "the probe bot could still open a socket")
+        if self.status["landlock"].active and report.get("outside_write") == "allowed":
+            self._set("landlock", False, "the probe bot could still write outside its scratch folder")
 
     # -- launching ------------------------------------------------------------------------
 
-    def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None) -> list[str]:
+    def _read_paths(self, folder: Path | None) -> list[Path]:
+        """What a bot may read (besides /usr): its interpreter, the arena, its folder."""
+        reads = {*self._binds, Path(self.python).resolve().parent.parent}
+        if folder is not None:
+            reads.add(folder)
+        return sorted(reads)
+
+    def _landlock_rules(self, folder: Path | None, scratch: Path) -> dict[str, list[str]]:
+        reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", *map(str, self._read_paths(folder))]
+        if not self.status["bwrap"].active:  # outside bubblewrap, libraries and settings live in /etc too
+            reads.append("/etc")
+        return {"read": reads, "write": [str(scratch), "/dev/null"]}
+
+    def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None,
+                    environment: dict[str, str]) -> list[str]:
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
         args += ["--ro-bind", "/usr", "/usr"]
         for top in ("bin", "lib", "lib64", "sbin"):
@@ -314,15 +336,11 @@ class Sandbox:
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
-        interpreter = Path(self.python).resolve()
-        reads = {*self._binds, interpreter.parent.parent}
-        if folder is not None:
-            reads.add(folder)
-        for path in sorted(reads):
+        for path in self._read_paths(folder):
             if not str(path).startswith("/usr/") and path.exists():
                 args += ["--ro-bind", str(path), str(path)]
         args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
-        for name, value in self._environment(scratch).items():
+        for name, value in environment.items():
             args += ["--setenv", name, value]
         if seccomp_fd is not None:
             args += ["--seccomp", str(seccomp_fd)]
@@ -339,9 +357,17 @@ class Sandbox:
             "PYTHONUNBUFFERED": "1",
         }
 
-    async def launch(self, argv: Sequence[str], folder: Path | None = None) -> Sandboxed:
-        """Start ``argv`` (a bot whose files are in ``folder``) with pipes on its stdio."""
+    async def launch(
+        self, argv: Sequence[str], folder: Path | None = None, *, confines_itself: bool = False
+    ) -> Sandboxed:
+        """Start ``argv`` (a bot whose files are in ``folder``) with pipes on its stdio.
+
+        ``confines_itself``: the command applies Landlock itself (the bot host does);
+        others are started through the Landlock launcher when that layer is active.
+        """
         active = self.status
+        if active["landlock"].active and not confines_itself:
+            argv = [self.python, landlock.__file__, "--", *argv]
         try:
             lease = self._uids.acquire() if active["uid"].active and self._uids else None
         except RuntimeError as error:
@@ -358,13 +384,16 @@ class Sandbox:
                 if not active["cgroup-kill"].active:
                     support = CgroupSupport(support.v1, None)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
+            environment = self._environment(scratch)
+            if active["landlock"].active:
+                environment[landlock.ENV] = json.dumps(self._landlock_rules(folder, scratch))
             if active["bwrap"].active:
                 if active["seccomp"].active:
                     seccomp_fd = seccomp.memfd()
-                command = self._bwrap_argv(argv, folder, scratch, seccomp_fd)
+                command = self._bwrap_argv(argv, folder, scratch, seccomp_fd, environment)
                 env = {"PATH": "/usr/bin:/bin"}
             else:
-                command, env = list(argv), self._environment(scratch)
+                command, env = list(argv), environment
             process = await trio.lowlevel.open_process(
                 command,
                 stdin=subprocess.PIPE,

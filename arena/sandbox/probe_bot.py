@@ -25,11 +25,18 @@ def read_passwd() -> None:
         handle.read(1)
 
 
+def write_outside() -> None:
+    """/tmp is writable inside bubblewrap (a private tmpfs) but not under Landlock."""
+    with open(f"/tmp/arena-probe-{os.getpid()}", "w") as handle:
+        handle.write("x")
+
+
 report = {
     "uid": os.getuid(),
     "pid": os.getpid(),
     "socket": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()),
     "passwd": attempt(read_passwd),
+    "outside_write": attempt(write_outside),
     "namespaces": {ns: os.readlink(f"/proc/self/ns/{ns}") for ns in ("net", "pid", "mnt", "ipc")},
 }
 print(json.dumps(report), flush=True)
