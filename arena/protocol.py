@@ -12,6 +12,8 @@ from typing import Any, Final
 
 import msgspec
 
+from arena import PROTOCOL_VERSION
+
 __all__ = [
     "MAX_LINE",
     "Bye",
@@ -31,7 +33,6 @@ __all__ = [
     "encode_raw",
 ]
 
-PROTOCOL_VERSION: Final = 1
 MAX_LINE: Final = 64 * 1024
 """Longest line (bytes, newline excluded) either side may send."""
 
