@@ -54,6 +54,13 @@ class Action:
     arg: str = ""
     text: str = field(default="", compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        # An action built with the constructor is equal to the interned one, so it must
+        # read the same way: logs, events and error messages all use the text form.
+        if not self.text:
+            words = [self.kind, *card_names(self.cards), *([self.arg] if self.arg else [])]
+            object.__setattr__(self, "text", " ".join(words))
+
     def __str__(self) -> str:
         return self.text
 
@@ -63,8 +70,7 @@ class Action:
         key = (kind, cards, arg)
         action = _INTERNED.get(key)
         if action is None:
-            text = " ".join([kind, *card_names(cards), *([arg] if arg else [])])
-            action = _INTERNED[key] = Action(kind, cards, arg, text)
+            action = _INTERNED[key] = Action(kind, cards, arg)
         return action
 
     @staticmethod

@@ -431,14 +431,15 @@ class ThirtyOneState(MatchState):
         self._turns[seat] += 1
         self._round_turns += 1
         self._phase = _TURN
-        if not self._blitz_on_turn:
-            if self._gate:  # the first player declined to knock out of the gate
-                self._gate = False
-                if self._check_blitz([seat] + [s for s in self._turn_order() if s != seat]):
-                    return
-            elif self._special(seat):
-                self._blitz([seat])
+        if self._gate:  # the first player declined to knock out of the gate: dealt 31s now count
+            self._gate = False
+            if not self._blitz_on_turn and self._check_blitz(
+                [seat] + [s for s in self._turn_order() if s != seat]
+            ):
                 return
+        elif not self._blitz_on_turn and self._special(seat):
+            self._blitz([seat])
+            return
         if self.knocker >= 0:
             self._last_turns -= 1
             if self._last_turns == 0:
@@ -606,10 +607,11 @@ class ThirtyOneState(MatchState):
             self._start_round()
 
     def _placement_key(self, seat: int) -> tuple[int, int]:
-        """Higher is better: players in by standing, then players out by when, forfeits last."""
+        """Higher is better: forfeits last; points and chips games place everyone else by
+        standing; lives games place players still in by lives, then players out by when."""
         if self._forfeits[seat]:
             return (-1, self._forfeits[seat])
-        if self.active[seat] or self._scoring == "points":
+        if self.active[seat] or self._scoring != "lives":
             return (1, self.standing[seat])
         return (0, self._out_round[seat])
 
