@@ -121,6 +121,8 @@ def decode_bot_message(line: bytes) -> BotHello | ActionReply:
         return _decoder.decode(line)
     except msgspec.DecodeError as error:
         raise ProtocolError(f"invalid message: {error}") from None
+    except UnicodeDecodeError as error:  # msgspec raises it for invalid UTF-8 inside a string
+        raise ProtocolError(f"invalid message: a string is not valid UTF-8 ({error.reason})") from None
 
 
 def encode(message: dict[str, Any]) -> bytes:

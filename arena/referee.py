@@ -176,6 +176,7 @@ class _Pipes:
         self._read_fd = stdout.fileno()
         self._limit = limit
         self._buffer = bytearray()
+        self._skipping = False  # inside an oversized line: drop up to its newline
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN)
 
@@ -206,7 +207,7 @@ class _Pipes:
         has to wait enters a cancel scope: most replies are already in the pipe.
         """
         buffer = self._buffer
-        if not buffer:  # the usual case: the whole reply is one read
+        if not buffer and not self._skipping:  # the usual case: the whole reply is one read
             try:
                 data = os.read(self._read_fd, 65536)
             except BlockingIOError:
@@ -223,12 +224,20 @@ class _Pipes:
         while True:
             end = buffer.find(b"\n", start)
             if end >= 0:
+                line = b"" if self._skipping or end > self._limit else bytes(buffer[:end])
+                del buffer[: end + 1]  # an oversized line goes too: it is reported once
+                if self._skipping:  # the end of an oversized line already reported
+                    self._skipping = False
+                    start = 0
+                    continue
                 if end > self._limit:
                     raise BotFault("oversized", f"a line of {end} bytes (limit {self._limit})")
-                line = bytes(buffer[:end])
-                del buffer[: end + 1]
                 return line
-            if len(buffer) > self._limit:
+            if self._skipping:
+                buffer.clear()
+            elif len(buffer) > self._limit:
+                self._skipping = True
+                buffer.clear()
                 raise BotFault("oversized", f"a line longer than {self._limit} bytes")
             start = len(buffer)
             try:
@@ -260,22 +269,46 @@ class Bot:
         self._late: set[int] = set()
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
+        stderr = sandboxed.process.stderr
+        assert isinstance(stderr, trio.lowlevel.FdStream)
+        self._stderr = stderr  # owns the fd: keep it open
+        self._stderr_poll = select.poll()
+        self._stderr_poll.register(stderr.fileno(), select.POLLIN)
+        self._stderr_done = False
         self.alive = True
         self.hello: BotHello | None = None
         self.startup_s = 0.0
 
     async def drain_stderr(self) -> None:
-        """Keep the tail of the bot's stderr; runs for the process's life."""
-        stream = self.sandboxed.process.stderr
-        assert stream is not None
+        """Keep the tail of the bot's stderr; runs for the process's life.
+
+        Each read is kept before the next checkpoint, so once the pipe is empty the tail
+        holds everything the bot wrote (see :meth:`_stderr_settled`)."""
+        fd = self._stderr.fileno()
         try:
-            while data := await stream.receive_some(65536):
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    await trio.lowlevel.wait_readable(fd)
+                    continue
+                if not data:
+                    break
                 self.stderr_bytes += len(data)
                 self.stderr_tail += data
                 if len(self.stderr_tail) > 2 * STDERR_KEEP:
                     del self.stderr_tail[:-STDERR_KEEP]
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
+        except (OSError, trio.ClosedResourceError):
             pass
+        finally:
+            self._stderr_done = True
+
+    async def _stderr_settled(self, timeout_s: float = 0.5) -> None:
+        """Wait until what the bot wrote to stderr so far is in the tail: the pipe is
+        empty, or closed and drained.  A child holding stderr open costs no wait."""
+        with trio.move_on_after(timeout_s):
+            while not self._stderr_done and self._stderr_poll.poll(0):
+                await trio.sleep(0.001)
 
     def stderr_text(self, limit: int = 2000) -> str:
         """The last ``limit`` characters the bot wrote to stderr."""
@@ -291,11 +324,13 @@ class Bot:
     async def handshake(self, timeout_s: float) -> None:
         """Exchange ``hello`` messages within ``timeout_s`` of launch."""
         start = time.perf_counter()
-        await self.send(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}))
         try:
+            await self.send(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}))
             message = await self._receive(trio.current_time() + timeout_s)
         except TimeoutError:
             raise BotFault("startup", f"no hello within {timeout_s:.1f} s") from None
+        except BotFault as fault:  # crashed, garbage ...: no valid hello is a start-up fault
+            raise BotFault("startup", f"{fault.kind} before hello: {fault.detail}") from None
         if not isinstance(message, BotHello):
             raise BotFault("startup", "the first message must be hello")
         if message.protocol != PROTOCOL_VERSION:
@@ -340,6 +375,8 @@ class Bot:
         with trio.move_on_after(0.5):
             await process.wait()
         code = process.returncode
+        if code is not None:
+            await self._stderr_settled()
         tail = self.stderr_text(500).strip()
         if code is None:
             return BotFault("closed_stdout", "closed its stdout but kept running")
@@ -468,9 +505,7 @@ async def play_match(
     strikes = [0] * players
     seen = [0] * players
     first = [True] * players
-    bank = [time_control.bank_ms / 1000] * players
-    move_s = time_control.move_ms / 1000
-    first_s = time_control.first_move_ms / 1000
+    bank_ms = [float(time_control.bank_ms)] * players  # time in ms: time_left_ms is then exact
     substitute = random.Random(seed ^ 0x5EED)
     request = 0
     resolved = variant.resolve(options)
@@ -525,18 +560,18 @@ async def play_match(
         seen[seat] = end
         for message in early:  # a seat that has not decided for long: its news go first
             await current.send(message)
-        budget = move_s + (first_s if first[seat] else 0.0)
-        allowed = budget + bank[seat]
+        budget_ms = time_control.move_ms + (time_control.first_move_ms if first[seat] else 0)
+        allowed_ms = budget_ms + bank_ms[seat]
         payload = b"".join((
             b'{"type":"decide","id":', str(request).encode(),
             b',"observation":', encode_raw(state.observe(seat)),
             b',"legal":', encode_raw([a.text for a in legal]),
-            b',"time_left_ms":', str(int(allowed * 1000)).encode(),
+            b',"time_left_ms":', str(int(allowed_ms)).encode(),
             b',"events":[', b",".join(news), b"]}\n",
         ))
         began = time.perf_counter()
         try:
-            text = await current.ask(payload, request, allowed)
+            text = await current.ask(payload, request, allowed_ms / 1000)
             for action in legal:
                 if action.text == text:
                     break
@@ -553,8 +588,9 @@ async def play_match(
             timing.total_s += spent
             if spent > timing.max_s:
                 timing.max_s = spent
-            if spent > budget:
-                bank[seat] = max(0.0, bank[seat] - (spent - budget))
+            overrun_ms = spent * 1000 - budget_ms
+            if overrun_ms > 0:
+                bank_ms[seat] = max(0.0, bank_ms[seat] - overrun_ms)
             first[seat] = False
         state.apply(action)
 

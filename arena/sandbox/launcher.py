@@ -15,7 +15,7 @@ the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch
    filter; it dies with the referee;
 4. bubblewrap execs the bot.
 
-:meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, and
+:meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, the session, and
 anything left in the groups) and removes the groups and the scratch folder.
 """
 
@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +133,7 @@ class Sandboxed:
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
+        kill_session(self.process.pid)  # before the reap: the leader's pid still holds the sid
         if self.cgroup is not None:
             self.cgroup.kill()
         with trio.CancelScope(shield=True):
@@ -141,6 +143,36 @@ class Sandboxed:
         if self.lease is not None:
             self.lease.release()
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _live_session_members(sid: int) -> list[int]:
+    """Processes of session ``sid`` that are not yet dead (zombies excluded), from /proc."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as file:
+                    stat = file.read()
+            except OSError:
+                continue  # gone meanwhile
+            state, _ppid, _pgid, session = stat[stat.rindex(b")") + 2 :].split(maxsplit=4)[:4]
+            if int(session) == sid and state not in (b"Z", b"X"):
+                members.append(int(entry))
+    return members
+
+
+def kill_session(sid: int, timeout_s: float = 2.0) -> None:
+    """SIGKILL every process of the bot's session, until none is left.
+
+    Killing the process group misses children that moved to a group of their own
+    (``setpgid``) without leaving the session; only ``setsid`` escapes this, and the
+    cgroup layer catches those."""
+    deadline = time.monotonic() + timeout_s
+    while (members := _live_session_members(sid)) and time.monotonic() < deadline:
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
 
 
 def _accessible_to_others(path: Path) -> bool:
