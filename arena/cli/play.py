@@ -1,0 +1,126 @@
+"""Commands that play: ``match`` (one match between bot processes) and ``doctor``."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import trio
+import typer
+from tabulate import tabulate
+
+from arena.botspec import find_bot
+from arena.cli._app import OptionPairs, app, user_errors
+from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play_match
+from arena.rules import RulesError, get_variant, parse_option_pairs
+from arena.rules.hands import format_value
+from arena.sandbox import LAYERS, Sandbox, report_rows
+
+
+@app.command("match")
+@user_errors
+def match(
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant to play (`arena variants`).")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", "-b", help="A bot per seat, in seat order: a folder, or a bundled or installed "
+                     "bot's name (repeat for each seat, 2 or more)."),
+    ],
+    seed: Annotated[int | None, typer.Option(help="Match seed (default: a random one, printed).")] = None,
+    option: OptionPairs = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    log: Annotated[Path | None, typer.Option(help="Write the full match record (with its log) to this file.")] = None,
+    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="Time bank for overruns, ms.", min=0)] = 10_000,
+    policy: Annotated[str, typer.Option(help="Fault policy: forfeit, or substitute (random legal actions, "
+                                        "disqualified after --strikes faults).")] = "forfeit",
+    strikes: Annotated[int, typer.Option(help="Faults before disqualification under substitute.", min=1)] = 3,
+    require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated "
+                                         f"({', '.join(LAYERS)}); see `arena doctor`.")] = "",
+) -> None:
+    """Play one match between bots, each in its own process, and show the result."""
+    game = get_variant(variant)
+    if len(bot) < 2:
+        raise RulesError("a match needs at least two --bot options, one per seat")
+    game.check_players(len(bot))
+    options = parse_option_pairs(option or [])
+    game.resolve(options)  # refuse bad options before any bot starts
+    manifests = [find_bot(ref) for ref in bot]
+    for manifest in manifests:
+        if not manifest.plays(game.name):
+            plays = ", ".join(manifest.variants)
+            raise RulesError(f"bot {manifest.label} does not play {game.name} (it plays: {plays})")
+    try:
+        rules = FaultPolicy(policy, strikes)
+    except ValueError as error:
+        raise RulesError(str(error)) from None
+    seed = secrets.randbits(63) if seed is None else seed
+    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms)
+
+    required = [name.strip() for name in require.split(",") if name.strip()]
+
+    async def run() -> MatchResult:
+        sandbox = await probe_sandbox(required)
+        async with open_bots(manifests, time_control=time_control, sandbox=sandbox) as bots:
+            return await play_match(game, bots, seed=seed, options=options, match_id=f"{game.name}-{seed}",
+                                    time_control=time_control, policy=rules)
+
+    result = trio.run(run)
+    record = result.to_dict()
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    if as_json:
+        record.pop("log")
+        record["placements"] = result.outcome["placements"]
+        typer.echo(json.dumps(record))
+        return
+    _print_match(result)
+
+
+async def probe_sandbox(required: list[str]) -> Sandbox:
+    """Every isolation layer that works here; refuse if a required one does not, warn once
+    about the rest."""
+    sandbox = await Sandbox.probe()
+    sandbox.require(required)
+    missing = sandbox.missing(LAYERS)
+    if missing:
+        names = ", ".join(s.name for s in missing)
+        typer.echo(f"warning: bots run without sandbox layer(s) {names}; `arena doctor` says why", err=True)
+    return sandbox
+
+
+@app.command("doctor")
+@user_errors
+def doctor(
+    require: Annotated[str, typer.Option(help="Exit with status 1 unless these layers (comma-separated) "
+                                         "are active.")] = "",
+) -> None:
+    """Probe the sandbox: which isolation layers work on this machine, and why not the others."""
+    sandbox = trio.run(Sandbox.probe)
+    typer.echo(tabulate(report_rows(sandbox), headers=["layer", "active", "stops / why not"]))
+    typer.echo(f"\nbots run with: {sandbox.python} (Python bots), layers: {', '.join(sandbox.active)}")
+    missing = sandbox.missing([n.strip() for n in require.split(",") if n.strip()])
+    if missing:
+        typer.echo(f"missing required layer(s): {', '.join(s.name for s in missing)}", err=True)
+        raise typer.Exit(1)
+
+
+def _print_match(result: MatchResult) -> None:
+    outcome = result.outcome
+    typer.echo(f"{result.variant}, seed {result.seed}: {outcome['reason']} after {outcome['rounds']} rounds, "
+               f"{result.decisions} decisions in {result.duration_s:.2f} s; sandbox: {', '.join(result.sandbox)}")
+    rows = []
+    for seat, label in enumerate(result.bots):
+        timing = result.timings[seat]
+        mean = timing.total_s / timing.decisions * 1000 if timing.decisions else 0.0
+        rows.append([outcome["placements"][seat], seat, label, format_value(outcome["scores"][seat]),
+                     timing.decisions, f"{mean:.2f}", f"{timing.max_s * 1000:.1f}"])
+    rows.sort()
+    typer.echo(tabulate(rows, headers=["place", "seat", "bot", "score", "decisions", "mean ms", "max ms"]))
+    if result.faults:
+        typer.echo("\nfaults:")
+        typer.echo(tabulate([[f.seat, f.bot, f.kind, f.penalty, f.decision, f.detail] for f in result.faults],
+                            headers=["seat", "bot", "fault", "penalty", "decision", "detail"]))

@@ -1,0 +1,124 @@
+"""Commands about the rules: ``variants`` and ``hand``."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from tabulate import tabulate
+
+from arena.cards import parse_cards
+from arena.cli._app import OptionPairs, app, user_errors
+from arena.rules import Variant, get_variant, parse_option_pairs, variants
+from arena.rules.game import rank_placements
+from arena.rules.hands import HandValue, format_value
+
+
+@app.command("variants")
+@user_errors
+def list_variants(
+    name: Annotated[str | None, typer.Argument(help="Show every option of this variant.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """List the variants: players, description and options with their defaults."""
+    chosen = [get_variant(name)] if name else list(variants().values())
+    if as_json:
+        typer.echo(json.dumps([_variant_dict(v) for v in chosen], indent=2))
+        return
+    if name is None:
+        rows = [
+            [v.name, f"{v.min_players}-{v.max_players}", _preset_text(v), v.description] for v in chosen
+        ]
+        typer.echo(tabulate(rows, headers=["variant", "players", "options set", "description"]))
+        typer.echo("\n`arena variants NAME` lists every option of a variant with its default.")
+        return
+    variant = chosen[0]
+    typer.echo(f"{variant.name} ({variant.min_players}-{variant.max_players} players, "
+               f"{variant.family.name} family): {variant.description}\n")
+    defaults = variant.defaults()
+    rows = [
+        [spec.name, spec.format(defaults[spec.name]), spec.describe_values(), spec.doc]
+        for spec in variant.family.options
+    ]
+    typer.echo(tabulate(rows, headers=["option", "default", "values", "meaning"]))
+
+
+def _preset_text(variant: Variant) -> str:
+    specs = {s.name: s for s in variant.family.options}
+    return ", ".join(f"{k}={specs[k].format(v)}" for k, v in variant.resolve(variant.preset).items()
+                     if k in variant.preset) or "-"
+
+
+def _variant_dict(variant: Variant) -> dict[str, Any]:
+    specs = variant.family.options
+    defaults = variant.defaults()
+    return {
+        "name": variant.name,
+        "family": variant.family.name,
+        "players": [variant.min_players, variant.max_players],
+        "description": variant.description,
+        "options": {s.name: {"default": defaults[s.name], "values": s.describe_values(), "doc": s.doc}
+                    for s in specs},
+    }
+
+
+@app.command("hand")
+@user_errors
+def hand(
+    hands: Annotated[list[str], typer.Argument(help='One or more hands, e.g. "Ah Kh Th" "9s 5s Jd".')],
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant whose values apply.")] = "scat",
+    option: OptionPairs = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object.")] = False,
+) -> None:
+    """Value hands under a variant's rules and, for several, say which beats which.
+
+    Hands are ranked by the comparison that decides who loses a round (in the scat
+    family: value alone); where the highest-hand tie-break would split equal values,
+    that is shown too.
+    """
+    game = get_variant(variant)
+    options = parse_option_pairs(option or [])
+    values = [game.evaluate(parse_cards(text), options) for text in hands]
+    ranks = rank_placements([v.low_key for v in values])
+    if as_json:
+        items = [{"hand": _names(parse_cards(t)), **v.to_dict()} for t, v in zip(hands, values)]
+        if len(values) == 1:
+            typer.echo(json.dumps({"variant": game.name, **items[0]}))
+        else:
+            for item, rank in zip(items, ranks):
+                item["rank"] = rank
+            typer.echo(json.dumps({"variant": game.name, "hands": items}))
+        return
+    if len(values) == 1:
+        v = values[0]
+        typer.echo(f"{format_value(v.value)}  {v.label}: {' '.join(map(str, v.cards))}")
+        return
+    rows = [[rank, " ".join(_names(parse_cards(t))), format_value(v.value), v.label, " ".join(map(str, v.cards))]
+            for t, v, rank in sorted(zip(hands, values, ranks), key=lambda x: x[2])]
+    typer.echo(tabulate(rows, headers=["rank", "hand", "value", "kind", "made by"]))
+    typer.echo("")
+    for line in _comparisons(hands, values):
+        typer.echo(line)
+
+
+def _names(cards: list[Any]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def _comparisons(hands: list[str], values: list[HandValue]) -> list[str]:
+    lines = []
+    for i in range(len(values)):
+        for j in range(i + 1, len(values)):
+            a, b = values[i], values[j]
+            na, nb = (" ".join(_names(parse_cards(h))) for h in (hands[i], hands[j]))
+            if a.low_key == b.low_key:
+                line = f"{na} ties {nb}"
+                if a.high_key != b.high_key:
+                    winner = na if a.high_key > b.high_key else nb
+                    line += f" (when the highest hand is sought, {winner} wins the tie-break)"
+            else:
+                hi, lo = (na, nb) if a.low_key > b.low_key else (nb, na)
+                line = f"{hi} beats {lo}"
+            lines.append(line)
+    return lines
