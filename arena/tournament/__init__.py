@@ -1,0 +1,1 @@
+"""Tournaments and leagues: files, schedules, referee workers, the results store, ratings."""

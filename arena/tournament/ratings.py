@@ -1,0 +1,93 @@
+"""TrueSkill ratings, derived from the stored matches and never the other way round.
+
+Every match is one free-for-all update: each seat is a team of one, ranked by its
+placement (shared placements are draws).  Matches are rated in schedule order, so a
+tournament that was stopped and resumed rates exactly like one that ran straight through.
+
+The environment is chosen for this game family:
+
+- ``mu = 25``, ``sigma = 25/3``, ``beta = 25/6``: TrueSkill's defaults; conservative
+  ratings (``mu - 3 sigma``) start at 0.
+- ``draw_probability = 0.10``: shared placements are common in elimination games (players
+  knocked out in the same round share a place) and at the round cap; about one pair of
+  neighbouring placements in ten is shared in the bundled tournaments, and too low a value
+  makes every shared place a large surprise.
+- ``tau = 25/300``: the default dynamics.  Bots are fixed programs whose strength does not
+  drift; a version is a new entrant, so no extra drift is wanted.
+
+The float backend can fail on extreme ratings (``FloatingPointError``); the update is then
+redone with the ``mpmath`` backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+import trueskill
+
+from arena.tournament.store import MatchRecord, Store
+
+__all__ = ["ENVIRONMENT", "Rating", "conservative", "rate", "ratings", "scope"]
+
+MU: Final = 25.0
+SIGMA: Final = MU / 3
+ENVIRONMENT: Final = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=SIGMA / 100, draw_probability=0.10)
+_PRECISE: Final = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=SIGMA / 100, draw_probability=0.10,
+                                      backend="mpmath")
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A bot version's skill estimate and how many matches it rests on."""
+
+    mu: float
+    sigma: float
+    matches: int
+
+    @property
+    def conservative(self) -> float:
+        """``mu - 3 sigma``: 99.7% sure the skill is at least this; tables sort by it."""
+        return conservative(self.mu, self.sigma)
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """``mu - 3 sigma``."""
+    return mu - 3 * sigma
+
+
+def rate(matches: Iterable[MatchRecord]) -> dict[int, Rating]:
+    """Ratings per bot version after every match, in the order given."""
+    state: dict[int, trueskill.Rating] = {}
+    played: dict[int, int] = {}
+    for match in matches:
+        versions = [s.version for s in match.seats]
+        teams = [(state.get(v) or ENVIRONMENT.create_rating(),) for v in versions]
+        ranks = [s.placement for s in match.seats]
+        try:
+            updated = ENVIRONMENT.rate(teams, ranks=ranks)
+        except FloatingPointError:
+            updated = _PRECISE.rate(teams, ranks=ranks)
+        for version, (rating,) in zip(versions, updated):
+            state[version] = trueskill.Rating(float(rating.mu), float(rating.sigma))
+            played[version] = played.get(version, 0) + 1
+    return {v: Rating(r.mu, r.sigma, played[v]) for v, r in state.items()}
+
+
+def scope(tournament: str, variant: str | None = None) -> str:
+    """The cache key of a ranking: a tournament, overall (``*``) or for one variant."""
+    return f"{tournament}/{variant or '*'}"
+
+
+def ratings(store: Store, tournament: str, variant: str | None = None, *, fresh: bool = False) -> dict[int, Rating]:
+    """The ratings of a tournament (overall or for one variant), from the cache when it
+    covers every stored match, else recomputed and cached.  ``fresh`` always recomputes."""
+    key = scope(tournament, variant)
+    stored = store.count(tournament, variant)
+    cached = None if fresh else store.cached_ratings(key)
+    if cached is not None and cached[1] == stored:
+        return {v: Rating(mu, sigma, n) for v, (mu, sigma, n) in cached[0].items()}
+    result = rate(store.matches(tournament, variant))
+    store.save_ratings(key, {v: (r.mu, r.sigma, r.matches) for v, r in result.items()}, stored)
+    return result

@@ -1,0 +1,461 @@
+"""The results store: SQLite (WAL) holding bots, tournaments, matches and their logs.
+
+One writer (the tournament runner's main process) commits each finished match in one
+transaction, so a crash loses at most the matches still being played, never half of one.
+Ratings are derived from the stored matches (:mod:`arena.tournament.ratings`) and cached
+here; the matches are the truth.  The schema is versioned (``PRAGMA user_version``) and
+upgraded by the migrations in :data:`MIGRATIONS`, oldest first.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = [
+    "DEFAULT_DB",
+    "MatchRecord",
+    "SeatRecord",
+    "Store",
+    "StoreError",
+    "VersionRow",
+]
+
+DEFAULT_DB: Final = Path("results") / "arena.db"
+
+MIGRATIONS: Final = (
+    # 1: the first schema
+    """
+    CREATE TABLE versions (
+        id INTEGER PRIMARY KEY,
+        bot TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        label TEXT NOT NULL,
+        path TEXT,
+        manifest TEXT NOT NULL,
+        created REAL NOT NULL,
+        withdrawn REAL,
+        UNIQUE (bot, hash)
+    );
+    CREATE TABLE tournaments (
+        name TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TABLE entries (
+        tournament TEXT NOT NULL,
+        bot TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (tournament, bot)
+    );
+    CREATE TABLE matches (
+        id TEXT PRIMARY KEY,
+        tournament TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        variant TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        options TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        rounds INTEGER NOT NULL,
+        decisions INTEGER NOT NULL,
+        faults TEXT NOT NULL,
+        sandbox TEXT NOT NULL,
+        duration REAL NOT NULL,
+        finished REAL NOT NULL,
+        log BLOB NOT NULL
+    );
+    CREATE INDEX matches_by_tournament ON matches (tournament, seq);
+    CREATE TABLE seats (
+        match TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        version INTEGER NOT NULL REFERENCES versions (id),
+        placement INTEGER NOT NULL,
+        score REAL NOT NULL,
+        faults INTEGER NOT NULL,
+        decisions INTEGER NOT NULL,
+        think_s REAL NOT NULL,
+        PRIMARY KEY (match, seat)
+    );
+    CREATE INDEX seats_by_version ON seats (version);
+    CREATE TABLE ratings (
+        scope TEXT NOT NULL,
+        version INTEGER NOT NULL REFERENCES versions (id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        matches INTEGER NOT NULL,
+        PRIMARY KEY (scope, version)
+    );
+    CREATE TABLE rated (
+        scope TEXT PRIMARY KEY,
+        matches INTEGER NOT NULL
+    );
+    """,
+)
+
+
+class StoreError(ValueError):
+    """The database cannot be used: locked, full, corrupt, or from a newer arena."""
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """One registered version of a bot."""
+
+    id: int
+    bot: str
+    hash: str
+    label: str
+    """``name@manifest-version``, as the referee reports the bot."""
+    path: str | None
+    """The immutable copy the arena runs (``None`` for an installed package's bot)."""
+    manifest: dict[str, Any]
+    created: float
+    withdrawn: float | None
+
+    @property
+    def short(self) -> str:
+        """``name:hash8``: how tables and ids name a version."""
+        return f"{self.bot}:{self.hash[:8]}"
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat's result in a finished match."""
+
+    version: int
+    placement: int
+    score: float
+    faults: int = 0
+    decisions: int = 0
+    think_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A finished match as stored: what was played, by whom, how it ended, and its log."""
+
+    id: str
+    tournament: str
+    seq: int
+    """Position in the tournament's schedule: ratings are computed in this order, so a
+    resumed run rates exactly like an uninterrupted one."""
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    seats: tuple[SeatRecord, ...]
+    reason: str
+    rounds: int
+    decisions: int
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    sandbox: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    finished: float = 0.0
+    log: bytes = b""
+    """The full event log, zlib-compressed JSON (see :func:`compress_log`)."""
+
+    @property
+    def placements(self) -> tuple[int, ...]:
+        """Placement per seat."""
+        return tuple(s.placement for s in self.seats)
+
+
+def compress_log(events: Sequence[dict[str, Any]]) -> bytes:
+    """The log as stored: compact JSON, zlib level 6 (about 8x smaller)."""
+    return zlib.compress(json.dumps(events, separators=(",", ":")).encode(), 6)
+
+
+def decompress_log(blob: bytes) -> list[dict[str, Any]]:
+    """The log's events, as the match record wrote them."""
+    events: list[dict[str, Any]] = json.loads(zlib.decompress(blob))
+    return events
+
+
+class Store:
+    """A connection to the results database; create it, upgrade it, read and write it."""
+
+    def __init__(self, path: Path | str = DEFAULT_DB, *, timeout_s: float = 10.0) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, 6x faster
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot open the results database {self.path}: {error}") from None
+
+    def close(self) -> None:
+        """Close the connection (finished transactions are already on disk)."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version this database is at."""
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        return version
+
+    def _migrate(self) -> None:
+        current = self.schema_version
+        if current > len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path} has schema version {current}; this arena knows up to {len(MIGRATIONS)}: upgrade the arena"
+            )
+        for number in range(current, len(MIGRATIONS)):
+            with self._transaction():
+                for statement in _statements(MIGRATIONS[number]):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {number + 1}")
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db, self.path)
+
+    # -- bots and versions ------------------------------------------------------------
+
+    def register(self, bot: str, hash_: str, label: str, path: str | None, manifest: dict[str, Any]) -> VersionRow:
+        """The version of ``bot`` with content ``hash_``, added if new (a withdrawn one comes back)."""
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO versions (bot, hash, label, path, manifest, created) VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (bot, hash) DO UPDATE SET withdrawn = NULL",
+                (bot, hash_, label, path, json.dumps(manifest), time.time()),
+            )
+        row = self._db.execute("SELECT * FROM versions WHERE bot = ? AND hash = ?", (bot, hash_)).fetchone()
+        return _version(row)
+
+    def versions(self, bot: str | None = None, *, withdrawn: bool = False) -> list[VersionRow]:
+        """Registered versions, oldest first; withdrawn ones only if asked."""
+        sql = "SELECT * FROM versions WHERE (? IS NULL OR bot = ?)"
+        if not withdrawn:
+            sql += " AND withdrawn IS NULL"
+        return [_version(r) for r in self._db.execute(sql + " ORDER BY bot, id", (bot, bot))]
+
+    def version(self, version_id: int) -> VersionRow:
+        """One version by its id."""
+        row = self._db.execute("SELECT * FROM versions WHERE id = ?", (version_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no bot version with id {version_id}")
+        return _version(row)
+
+    def latest(self, bot: str) -> VersionRow | None:
+        """The newest version of ``bot`` that is not withdrawn."""
+        row = self._db.execute(
+            "SELECT * FROM versions WHERE bot = ? AND withdrawn IS NULL ORDER BY id DESC LIMIT 1", (bot,)
+        ).fetchone()
+        return _version(row) if row else None
+
+    def withdraw(self, bot: str, hash_prefix: str | None = None) -> list[VersionRow]:
+        """Withdraw every version of ``bot`` (or those whose hash starts with ``hash_prefix``)
+        and its tournament entries; their results stay.  Returns what was withdrawn."""
+        chosen = [v for v in self.versions(bot) if hash_prefix is None or v.hash.startswith(hash_prefix)]
+        with self._transaction():
+            for v in chosen:
+                self._db.execute("UPDATE versions SET withdrawn = ? WHERE id = ?", (time.time(), v.id))
+            if hash_prefix is None or not self.versions(bot):
+                self._db.execute("DELETE FROM entries WHERE bot = ?", (bot,))
+        return chosen
+
+    # -- tournaments ------------------------------------------------------------------
+
+    def save_tournament(self, name: str, spec: dict[str, Any]) -> None:
+        """Record (or update) a tournament's resolved spec."""
+        now = time.time()
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO tournaments (name, spec, created, updated) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, updated = excluded.updated",
+                (name, json.dumps(spec), now, now),
+            )
+
+    def tournaments(self) -> list[tuple[str, int, float]]:
+        """(name, matches stored, last update) of every tournament, most recent first."""
+        rows = self._db.execute(
+            "SELECT t.name, (SELECT COUNT(*) FROM matches m WHERE m.tournament = t.name) AS n,"
+            " MAX(t.updated, COALESCE((SELECT MAX(finished) FROM matches m WHERE m.tournament = t.name), 0)) AS u"
+            " FROM tournaments t ORDER BY u DESC, t.name"
+        )
+        return [(r["name"], r["n"], r["u"]) for r in rows]
+
+    def enter(self, tournament: str, bot: str) -> bool:
+        """Enter ``bot`` in ``tournament``; False if it already was."""
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO entries (tournament, bot, created) VALUES (?, ?, ?)",
+                (tournament, bot, time.time()),
+            )
+        return cursor.rowcount == 1
+
+    def entries(self, tournament: str) -> list[str]:
+        """Bots entered in ``tournament`` with ``arena submit``, in entry order."""
+        rows = self._db.execute("SELECT bot FROM entries WHERE tournament = ? ORDER BY created, bot", (tournament,))
+        return [r["bot"] for r in rows]
+
+    # -- matches ----------------------------------------------------------------------
+
+    def finished_ids(self, tournament: str) -> set[str]:
+        """Ids of the tournament's stored matches: a resumed run skips them."""
+        return {r[0] for r in self._db.execute("SELECT id FROM matches WHERE tournament = ?", (tournament,))}
+
+    def next_seq(self, tournament: str) -> int:
+        """One past the highest ``seq`` stored for ``tournament`` (leagues number as they go)."""
+        row = self._db.execute("SELECT MAX(seq) FROM matches WHERE tournament = ?", (tournament,)).fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
+    def record(self, match: MatchRecord) -> bool:
+        """Store a finished match and its seats in one transaction; False if it was already
+        stored (a match is never counted twice)."""
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO matches (id, tournament, seq, variant, players, options, seed, reason,"
+                " rounds, decisions, faults, sandbox, duration, finished, log)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (match.id, match.tournament, match.seq, match.variant, len(match.seats), json.dumps(match.options),
+                 match.seed, match.reason, match.rounds, match.decisions, json.dumps(match.faults),
+                 json.dumps(match.sandbox), match.duration_s, match.finished or time.time(), match.log),
+            )
+            if cursor.rowcount == 0:
+                return False
+            self._db.executemany(
+                "INSERT INTO seats (match, seat, version, placement, score, faults, decisions, think_s)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(match.id, i, s.version, s.placement, s.score, s.faults, s.decisions, s.think_s)
+                 for i, s in enumerate(match.seats)],
+            )
+        return True
+
+    def matches(self, tournament: str | None = None, variant: str | None = None, *,
+                with_log: bool = False) -> Iterator[MatchRecord]:
+        """Stored matches in rating order (tournament, then schedule position)."""
+        columns = "*" if with_log else "id, tournament, seq, variant, players, options, seed, reason, rounds," \
+            " decisions, faults, sandbox, duration, finished, x'' AS log"
+        rows = self._db.execute(
+            f"SELECT {columns} FROM matches WHERE (? IS NULL OR tournament = ?) AND (? IS NULL OR variant = ?)"
+            " ORDER BY tournament, seq",
+            (tournament, tournament, variant, variant),
+        ).fetchall()
+        seats: dict[str, list[SeatRecord]] = {}
+        for s in self._db.execute(
+            "SELECT s.* FROM seats s JOIN matches m ON m.id = s.match WHERE (? IS NULL OR m.tournament = ?)"
+            " AND (? IS NULL OR m.variant = ?) ORDER BY s.match, s.seat",
+            (tournament, tournament, variant, variant),
+        ):
+            seats.setdefault(s["match"], []).append(
+                SeatRecord(s["version"], s["placement"], s["score"], s["faults"], s["decisions"], s["think_s"])
+            )
+        for r in rows:
+            yield _match(r, tuple(seats.get(r["id"], ())))
+
+    def match(self, match_id: str) -> MatchRecord:
+        """One match with its log; StoreError naming close ids if there is none."""
+        row = self._db.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
+        if row is None:
+            close = [r[0] for r in self._db.execute(
+                "SELECT id FROM matches WHERE id LIKE ? ORDER BY id LIMIT 5", (f"%{match_id}%",))]
+            hint = f"; did you mean {', '.join(close)}?" if close else "; `arena export` lists the stored matches"
+            raise StoreError(f"no match {match_id!r} in {self.path}{hint}")
+        seats = tuple(
+            SeatRecord(s["version"], s["placement"], s["score"], s["faults"], s["decisions"], s["think_s"])
+            for s in self._db.execute("SELECT * FROM seats WHERE match = ? ORDER BY seat", (match_id,))
+        )
+        return _match(row, seats)
+
+    def count(self, tournament: str | None = None, variant: str | None = None) -> int:
+        """How many matches are stored (for a tournament, a variant)."""
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM matches WHERE (? IS NULL OR tournament = ?) AND (? IS NULL OR variant = ?)",
+            (tournament, tournament, variant, variant),
+        ).fetchone()
+        return int(row[0])
+
+    # -- the ratings cache -------------------------------------------------------------
+
+    def save_ratings(self, scope: str, ratings: dict[int, tuple[float, float, int]], matches: int) -> None:
+        """Replace the cached ratings of ``scope`` (version -> (mu, sigma, matches rated))."""
+        with self._transaction():
+            self._db.execute("DELETE FROM ratings WHERE scope = ?", (scope,))
+            self._db.executemany(
+                "INSERT INTO ratings (scope, version, mu, sigma, matches) VALUES (?, ?, ?, ?, ?)",
+                [(scope, v, mu, sigma, n) for v, (mu, sigma, n) in ratings.items()],
+            )
+            self._db.execute(
+                "INSERT INTO rated (scope, matches) VALUES (?, ?)"
+                " ON CONFLICT (scope) DO UPDATE SET matches = excluded.matches", (scope, matches)
+            )
+
+    def cached_ratings(self, scope: str) -> tuple[dict[int, tuple[float, float, int]], int] | None:
+        """The cached ratings of ``scope`` and how many matches they cover, if any."""
+        row = self._db.execute("SELECT matches FROM rated WHERE scope = ?", (scope,)).fetchone()
+        if row is None:
+            return None
+        ratings = {r["version"]: (r["mu"], r["sigma"], r["matches"])
+                   for r in self._db.execute("SELECT * FROM ratings WHERE scope = ?", (scope,))}
+        return ratings, int(row["matches"])
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``; errors become :class:`StoreError` that say what to do."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self._db = db
+        self._path = path
+
+    def __enter__(self) -> None:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise _store_error(error, self._path) from None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> None:
+        if kind is None:
+            try:
+                self._db.execute("COMMIT")
+                return
+            except sqlite3.Error as failure:
+                self._db.execute("ROLLBACK")
+                raise _store_error(failure, self._path) from None
+        self._db.execute("ROLLBACK")
+        if isinstance(error, sqlite3.Error):
+            raise _store_error(error, self._path) from None
+
+
+def _store_error(error: sqlite3.Error, path: Path) -> StoreError:
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return StoreError(f"the results database {path} is locked by another process ({text}); try again")
+    if "full" in text:
+        return StoreError(f"the disk holding {path} is full ({text}); free space, then run again to resume")
+    return StoreError(f"the results database {path} failed: {text}")
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _version(row: sqlite3.Row) -> VersionRow:
+    return VersionRow(row["id"], row["bot"], row["hash"], row["label"], row["path"], json.loads(row["manifest"]),
+                      row["created"], row["withdrawn"])
+
+
+def _match(row: sqlite3.Row, seats: tuple[SeatRecord, ...]) -> MatchRecord:
+    return MatchRecord(
+        id=row["id"], tournament=row["tournament"], seq=row["seq"], variant=row["variant"],
+        options=json.loads(row["options"]), seed=row["seed"], seats=seats, reason=row["reason"],
+        rounds=row["rounds"], decisions=row["decisions"], faults=json.loads(row["faults"]),
+        sandbox=json.loads(row["sandbox"]), duration_s=row["duration"], finished=row["finished"],
+        log=bytes(row["log"]),
+    )
