@@ -1,0 +1,134 @@
+"""The bot registry: immutable, content-hashed copies of every bot that plays.
+
+A version is identified by the SHA-256 of its folder's files (names, executable bits and
+contents; caches excluded), so resubmitting unchanged code is recognised and any change
+makes a new version.  The copy lives at ``<registry>/<name>/<hash12>/``, read-only and
+world-readable (sandboxed bots run as unprivileged users), with its Python bytecode
+compiled in advance (a read-only bot cannot write it at start-up).
+"""
+
+from __future__ import annotations
+
+import compileall
+import dataclasses
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+from typing import Final
+
+from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
+from arena.tournament.store import Store, VersionRow
+
+__all__ = ["IGNORED", "content_hash", "install", "manifest_for", "registry_dir", "resolve"]
+
+IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+"""Folders that are not part of a bot's code."""
+
+
+def registry_dir(store: Store) -> Path:
+    """Where the copies of ``store``'s bots live: ``registry/`` beside the database."""
+    return store.path.parent / "registry"
+
+
+def _files(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED)
+        found.extend(Path(root, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo")))
+    return sorted(found)
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 (hex) of a bot folder's code: relative paths, executable bits, contents."""
+    digest = hashlib.sha256()
+    for path in _files(folder):
+        if path.is_symlink() or not path.is_file():
+            raise ManifestError(f"{path}: a bot folder may hold only regular files (no links or devices)")
+        relative = path.relative_to(folder).as_posix()
+        executable = path.stat().st_mode & stat.S_IXUSR
+        digest.update(f"{relative}\0{'x' if executable else '-'}\0{path.stat().st_size}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _copy(folder: Path, target: Path) -> None:
+    """Copy ``folder`` to ``target`` atomically, compile its bytecode, make it read-only."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(target.parent, 0o755)
+    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
+    try:
+        for path in _files(folder):
+            destination = staging / path.relative_to(folder)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, destination)
+        compileall.compile_dir(staging, quiet=2, workers=1)
+        for root, dirs, files in os.walk(staging):
+            for name in files:
+                mode = os.stat(Path(root, name)).st_mode
+                os.chmod(Path(root, name), 0o555 if mode & stat.S_IXUSR else 0o444)
+            for name in dirs:
+                os.chmod(Path(root, name), 0o555)
+        os.chmod(staging, 0o555)
+        staging.rename(target)
+    except BaseException:
+        _remove(staging)
+        raise
+
+
+def _remove(path: Path) -> None:
+    for root, dirs, _ in os.walk(path):
+        for name in dirs:
+            os.chmod(Path(root, name), 0o755)
+    os.chmod(path, 0o755)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def install(store: Store, manifest: BotManifest, name: str | None = None) -> VersionRow:
+    """Register ``manifest``'s bot (under ``name`` if given): the existing version when its
+    code is unchanged, else a new immutable copy."""
+    bot = name or manifest.name
+    if manifest.folder is None:  # an installed package's bot: its distribution is the version
+        key = hashlib.sha256(f"{manifest.module}\0{manifest.version}".encode()).hexdigest()
+        return store.register(bot, key, manifest.label, None, _manifest_dict(manifest))
+    key = content_hash(manifest.folder)
+    for version in store.versions(bot, withdrawn=True):
+        if version.hash == key and version.path and Path(version.path).is_dir():
+            return store.register(bot, key, version.label, version.path, version.manifest)
+    target = registry_dir(store) / bot / key[:12]
+    if not target.is_dir():
+        _copy(manifest.folder, target)
+    return store.register(bot, key, f"{bot}@{manifest.version}", str(target.resolve()), _manifest_dict(manifest))
+
+
+def _manifest_dict(manifest: BotManifest) -> dict[str, object]:
+    return {
+        "name": manifest.name, "version": manifest.version, "author": manifest.author,
+        "description": manifest.description, "variants": list(manifest.variants),
+        "module": manifest.module,
+    }
+
+
+def manifest_for(bot: str, path: str | None) -> BotManifest:
+    """The manifest to launch a registered version with (its copy, under its registered name)."""
+    manifest = load_manifest(Path(path)) if path else find_bot(bot)
+    return dataclasses.replace(manifest, name=bot) if manifest.name != bot else manifest
+
+
+def resolve(store: Store, ref: str, base: Path | None = None) -> VersionRow:
+    """The version an entrant name stands for: a registered bot's newest version, else a
+    folder (relative to ``base`` first), bundled or installed bot, registered on the way."""
+    looks_like_path = "/" in ref or ref.startswith(".")
+    if not looks_like_path:
+        latest = store.latest(ref)
+        if latest is not None:
+            return latest
+    if base is not None and looks_like_path and (base / ref).is_dir():
+        ref = str(base / ref)
+    try:
+        manifest = find_bot(ref)
+    except ManifestError as error:
+        raise ManifestError(f"{error} (nor is it a registered bot: `arena bots` lists them)") from None
+    return install(store, manifest)

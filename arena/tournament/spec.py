@@ -1,0 +1,244 @@
+"""Tournament files: TOML in, a validated :class:`TournamentSpec` out.
+
+The format is documented in ``docs/TOURNAMENTS.md``; bundled examples are in
+``tournaments/``.  msgspec checks the shape and types (unknown keys are refused);
+this module checks the meaning (variants, options, table sizes, sandbox layers).  Every
+error names the file, the line and what is wrong::
+
+    tournaments/bad.toml:7: variant 'scta' is unknown; known variants: scat, ...
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+
+from arena.referee import FaultPolicy, TimeControl
+from arena.rules import RulesError, Variant, get_variant
+from arena.sandbox import LAYERS
+
+__all__ = ["SpecError", "TournamentSpec", "VariantPlan", "load_spec", "parse_spec"]
+
+TOURNAMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "tournaments"
+"""The bundled tournament files."""
+
+Positive = Annotated[int, msgspec.Meta(ge=1)]
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class SpecError(ValueError):
+    """A tournament file that cannot be run; the message names the file and line."""
+
+
+class _Time(msgspec.Struct, forbid_unknown_fields=True):
+    move_ms: Positive = TimeControl.move_ms
+    bank_ms: NonNegative = TimeControl.bank_ms
+    first_move_ms: NonNegative = TimeControl.first_move_ms
+    startup_ms: Positive = TimeControl.startup_ms
+
+
+class _Faults(msgspec.Struct, forbid_unknown_fields=True):
+    policy: Literal["forfeit", "substitute"] = "forfeit"
+    strikes: Positive = 3
+
+
+class _Variant(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    tables: list[Annotated[int, msgspec.Meta(ge=2)]] = msgspec.field(default_factory=lambda: [4])
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class _File(msgspec.Struct, forbid_unknown_fields=True):
+    variant: list[_Variant]
+    name: str | None = None
+    description: str = ""
+    entrants: list[str] = msgspec.field(default_factory=list)
+    open: bool = False
+    mode: Literal["round-robin", "gauntlet"] = "round-robin"
+    challenger: str | None = None
+    deals: Positive = 2
+    seed: NonNegative = 1
+    workers: NonNegative = 0
+    concurrency: Positive = 4
+    require: list[str] = msgspec.field(default_factory=list)
+    time: _Time = msgspec.field(default_factory=_Time)
+    faults: _Faults = msgspec.field(default_factory=_Faults)
+
+
+@dataclass(frozen=True)
+class VariantPlan:
+    """One variant of a tournament: its rules, option overrides and table sizes."""
+
+    variant: Variant
+    options: dict[str, Any]
+    tables: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A validated tournament: who plays, what, how often, and under which conditions."""
+
+    name: str
+    variants: tuple[VariantPlan, ...]
+    entrants: tuple[str, ...] = ()
+    """Bots named in the file (folders, bundled, installed or registered names)."""
+    open: bool = False
+    """Bots entered with ``arena submit --tournament NAME`` play too."""
+    mode: str = "round-robin"
+    challenger: str | None = None
+    """Gauntlet mode: the bot that meets the field at every table."""
+    deals: int = 2
+    """Distinct deals per table of entrants; each is replayed in every seat rotation."""
+    seed: int = 1
+    workers: int = 0
+    """Referee worker processes; 0: one per core."""
+    concurrency: int = 4
+    """Matches played at once by each worker."""
+    require: tuple[str, ...] = ()
+    """Sandbox layers that must be active."""
+    time: TimeControl = TimeControl()
+    policy: FaultPolicy = FaultPolicy()
+    description: str = ""
+    source: Path | None = None
+    """The file it came from (relative bot folders are resolved against its folder)."""
+    text: str = field(default="", repr=False, compare=False)
+
+    def locate(self, *path: str | int) -> str:
+        """``file:line`` of a key path such as ``("entrants", 2)``, for error messages."""
+        return _where(self.source, self.text, list(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, as the store records it."""
+        return {
+            "name": self.name, "description": self.description, "mode": self.mode, "challenger": self.challenger,
+            "entrants": list(self.entrants), "open": self.open, "deals": self.deals, "seed": self.seed,
+            "variants": [{"name": p.variant.name, "options": p.options, "tables": list(p.tables)}
+                         for p in self.variants],
+            "time": self.time.to_dict(), "faults": {"policy": self.policy.mode, "strikes": self.policy.strikes},
+            "require": list(self.require), "source": str(self.source) if self.source else None,
+        }
+
+
+def load_spec(ref: str | Path) -> TournamentSpec:
+    """Read a tournament file: a path, or the name of a bundled one (``demo``)."""
+    path = Path(ref)
+    if not path.is_file():
+        bundled = TOURNAMENTS_DIR / f"{ref}.toml"
+        if not bundled.is_file():
+            known = ", ".join(sorted(p.stem for p in TOURNAMENTS_DIR.glob("*.toml")))
+            raise SpecError(f"no tournament file {str(ref)!r} (bundled tournaments: {known})")
+        path = bundled
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(f"{path}: cannot read: {error}") from None
+    return parse_spec(text, path)
+
+
+def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
+    """Validate a tournament file's text; :class:`SpecError` with file and line if wrong."""
+    try:
+        raw = msgspec.toml.decode(text, type=_File)
+    except msgspec.ValidationError as error:
+        message = str(error)
+        path = re.search(r" - at `\$([^`]*)`$", message)
+        keys = _parse_path(path.group(1)) if path else []
+        unknown = re.search(r"unknown field `([^`]*)`", message)
+        if unknown:
+            keys.append(unknown.group(1))
+        what = message[: path.start()] if path else message
+        raise SpecError(f"{_where(source, text, keys)}: {_explain(what, keys)}") from None
+    except msgspec.DecodeError as error:
+        line = re.search(r"at line (\d+)", str(error))
+        where = f"{source or '<tournament>'}:{line.group(1)}" if line else str(source or "<tournament>")
+        raise SpecError(f"{where}: not valid TOML: {error}") from None
+
+    def fail(message: str, *keys: str | int) -> SpecError:
+        return SpecError(f"{_where(source, text, list(keys))}: {message}")
+
+    if not raw.variant:
+        raise fail("a tournament needs at least one [[variant]] table")
+    plans = []
+    for i, entry in enumerate(raw.variant):
+        try:
+            variant = get_variant(entry.name)
+        except RulesError as error:
+            raise fail(str(error), "variant", i, "name") from None
+        try:
+            variant.resolve(entry.options)
+        except RulesError as error:
+            raise fail(str(error), "variant", i, "options") from None
+        for size in entry.tables:
+            try:
+                variant.check_players(size)
+            except RulesError as error:
+                raise fail(f"table size {size}: {error}", "variant", i, "tables") from None
+        plans.append(VariantPlan(variant, dict(entry.options), tuple(sorted(set(entry.tables)))))
+    for i, name in enumerate(raw.entrants):
+        if name in raw.entrants[:i]:
+            raise fail(f"entrant {name!r} is listed twice", "entrants", i)
+    unknown_layers = [layer for layer in raw.require if layer not in LAYERS]
+    if unknown_layers:
+        raise fail(f"unknown sandbox layer(s) {', '.join(unknown_layers)}; layers: {', '.join(LAYERS)}", "require")
+    if raw.mode == "gauntlet" and not raw.challenger:
+        raise fail("gauntlet mode needs challenger = \"BOT\" (the bot that meets the field)", "mode")
+    if raw.mode == "round-robin" and raw.challenger:
+        raise fail("challenger is only for mode = \"gauntlet\"", "challenger")
+    name = raw.name or (source.stem if source else "tournament")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
+        raise fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
+    return TournamentSpec(
+        name=name, variants=tuple(plans), entrants=tuple(raw.entrants), open=raw.open, mode=raw.mode,
+        challenger=raw.challenger, deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
+        require=tuple(raw.require),
+        time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms),
+        policy=FaultPolicy(raw.faults.policy, raw.faults.strikes), description=raw.description,
+        source=source, text=text,
+    )
+
+
+def _parse_path(path: str) -> list[str | int]:
+    """``.variant[1].tables[0]`` as ``["variant", 1, "tables", 0]``."""
+    return [int(index) if index else key for key, index in re.findall(r"\.([A-Za-z0-9_]+)|\[(\d+)\]", path)]
+
+
+def _explain(what: str, keys: list[str | int]) -> str:
+    """msgspec's message, led by the key it is about."""
+    named = ".".join(str(k) for k in keys if isinstance(k, str))
+    return f"{named}: {what}" if named and "unknown field" not in what else what
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.]+)\s*\]\]?")
+
+
+def _where(source: Path | None, text: str, keys: list[str | int]) -> str:
+    """``file:line`` of the deepest part of ``keys`` found in ``text`` (line 1 if none).
+
+    Walks down the path: a key with a ``[key]`` / ``[[key]]`` header narrows the search to
+    that table (the n-th one for an index), any other key is looked for as ``key =``."""
+    lines = text.splitlines()
+    headers = [(n, m.group(1)) for n, line in enumerate(lines) if (m := _HEADER.match(line))]
+    start, end, found = 0, len(lines), 0
+    steps = iter(enumerate(keys))
+    for i, key in steps:
+        if isinstance(key, int):
+            continue
+        following = keys[i + 1] if i + 1 < len(keys) else None
+        index = following if isinstance(following, int) else 0
+        tables = [n for n, name in headers if name == key and start <= n < end]
+        if index < len(tables):
+            found = start = tables[index]
+            end = next((n for n, _ in headers if n > start), len(lines))
+            continue
+        body_end = next((n for n, _ in headers if start < n < end), end) if start or not headers else headers[0][0]
+        assignment = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        hits = [n for n in range(start, body_end) if assignment.match(lines[n])]
+        hits = hits or [n for n in range(start, end) if re.search(rf"\b{re.escape(key)}\b", lines[n])]
+        if hits:
+            found = hits[0]
+        break
+    return f"{source or '<tournament>'}:{found + 1}"

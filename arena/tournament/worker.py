@@ -1,0 +1,186 @@
+"""A referee worker process: plays the tables it is sent, several at once, on one core.
+
+Run as ``python -m arena.tournament.worker --core N``.  It reads :class:`TableJob`
+lines on stdin and writes :class:`Ready`, :class:`Played` and :class:`TableDone` lines on
+stdout (JSON, msgspec).  Keeping a table's matches and bots on one pinned core is the
+layout that measured fastest (``PERFORMANCE.md``); keeping a table's bot processes alive
+across its matches avoids the start-up cost that dominates short matches.
+
+It dies with the runner that started it (``PR_SET_PDEATHSIG`` and end of stdin) and on
+SIGTERM, killing every bot it started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+from contextlib import AsyncExitStack
+from dataclasses import asdict
+from typing import Any
+
+import msgspec
+import trio
+
+from arena.referee import Bot, BotFault, FaultPolicy, TimeControl, open_bots, play_match
+from arena.rules import get_variant
+from arena.sandbox import Sandbox
+from arena.tournament.registry import manifest_for
+from arena.tournament.store import compress_log
+
+__all__ = ["BotRef", "MatchJob", "Played", "Ready", "TableDone", "TableJob", "main"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+class BotRef(msgspec.Struct, frozen=True):
+    """A registered bot version to launch."""
+
+    name: str
+    path: str | None
+
+
+class MatchJob(msgspec.Struct, frozen=True):
+    """One match of a table: its id, deal seed and seating (indices into the table's bots)."""
+
+    id: str
+    seed: int
+    seats: list[int]
+
+
+class TableJob(msgspec.Struct, frozen=True, tag="table"):
+    """A table to play: its bots, variant, conditions and matches."""
+
+    id: str
+    variant: str
+    options: dict[str, Any]
+    bots: list[BotRef]
+    matches: list[MatchJob]
+    time: dict[str, int]
+    policy: str
+    strikes: int
+
+
+class Ready(msgspec.Struct, frozen=True, tag="ready"):
+    """The worker is up; these sandbox layers are active for its bots."""
+
+    sandbox: list[str]
+    why_not: dict[str, str]
+
+
+class Played(msgspec.Struct, frozen=True, tag="played"):
+    """A finished match, seat by seat."""
+
+    table: str
+    id: str
+    placements: list[int]
+    scores: list[float]
+    reason: str
+    rounds: int
+    decisions: int
+    faults: list[dict[str, Any]]
+    sandbox: list[str]
+    duration_s: float
+    seat_decisions: list[int]
+    seat_think_s: list[float]
+    log: bytes
+
+
+class TableDone(msgspec.Struct, frozen=True, tag="done"):
+    """Every match of the table was played; its bots are gone."""
+
+    table: str
+
+
+ToWorker = TableJob
+FromWorker = Ready | Played | TableDone
+
+
+async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
+    variant = get_variant(job.variant)
+    manifests = [manifest_for(b.name, b.path) for b in job.bots]
+    time_control = TimeControl(**job.time)
+    policy = FaultPolicy(job.policy, job.strikes)
+    async with AsyncExitStack() as stack:
+        bots: list[Bot | BotFault] = list(
+            await stack.enter_async_context(open_bots(manifests, time_control=time_control, sandbox=sandbox))
+        )
+        for match in job.matches:
+            for i, bot in enumerate(bots):
+                if isinstance(bot, Bot) and not bot.alive:  # it forfeited the last match: a fresh process
+                    fresh = await stack.enter_async_context(
+                        open_bots([manifests[i]], time_control=time_control, sandbox=sandbox)
+                    )
+                    bots[i] = fresh[0]
+            result = await play_match(
+                variant, [bots[i] for i in match.seats], seed=match.seed, options=job.options,
+                match_id=match.id, time_control=time_control, policy=policy,
+            )
+            await send(Played(
+                table=job.id, id=match.id, placements=list(result.outcome["placements"]),
+                scores=list(result.outcome["scores"]), reason=result.outcome["reason"],
+                rounds=result.outcome["rounds"], decisions=result.decisions,
+                faults=[asdict(f) for f in result.faults],
+                sandbox=result.sandbox, duration_s=result.duration_s,
+                seat_decisions=[t.decisions for t in result.timings],
+                seat_think_s=[t.total_s for t in result.timings],
+                log=compress_log(result.log),
+            ))
+    await send(TableDone(job.id))
+
+
+async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> None:
+    """Probe the sandbox, say ready, then play every table received until stdin ends."""
+    encoder = msgspec.json.Encoder()
+    decoder = msgspec.json.Decoder(ToWorker)
+    lock = trio.Lock()
+
+    async def send(message: FromWorker) -> None:
+        async with lock:
+            await stdout.send_all(encoder.encode(message) + b"\n")
+
+    sandbox = await Sandbox.probe()
+    await send(Ready(sandbox.active, {s.name: s.why for s in sandbox.status.values() if not s.active}))
+    async with trio.open_nursery() as nursery:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+
+            async def stop_on_signal() -> None:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+
+            nursery.start_soon(stop_on_signal)
+            buffer = b""
+            while data := await stdin.receive_some(1 << 16):
+                buffer += data
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    nursery.start_soon(_play_table, decoder.decode(line), sandbox, send)
+            nursery.cancel_scope.cancel()  # the runner went away: stop playing
+
+
+def _die_with_parent() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``python -m arena.tournament.worker``."""
+    parser = argparse.ArgumentParser(description="Thirty-One Arena referee worker (started by `arena run`).")
+    parser.add_argument("--core", type=int, default=None, help="pin this worker and its bots to this CPU")
+    args = parser.parse_args(argv)
+    _die_with_parent()
+    if args.core is not None and hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[args.core % len(cores)]})
+
+    async def run() -> None:
+        await serve(trio.lowlevel.FdStream(os.dup(0)), trio.lowlevel.FdStream(os.dup(1)))
+
+    trio.run(run)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
