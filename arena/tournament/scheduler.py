@@ -26,7 +26,7 @@ from arena.cards import derive_seed
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import VersionRow
 
-__all__ = ["MatchSpec", "Table", "deal_seed", "schedule"]
+__all__ = ["MatchSpec", "Table", "deal_seed", "plays", "schedule"]
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,9 @@ class Table:
 
 
 def deal_seed(base: int, variant: str, players: int, deal: int) -> int:
-    """The seed of deal ``deal`` for every table of ``variant`` with ``players`` seats."""
-    return derive_seed(base, zlib.crc32(variant.encode()), players, deal)
+    """The seed of deal ``deal`` for every table of ``variant`` with ``players`` seats
+    (63 bits: it is stored as a signed SQLite integer)."""
+    return derive_seed(base, zlib.crc32(variant.encode()), players, deal) >> 1
 
 
 def _tables_of(size: int, field: Sequence[VersionRow], challenger: VersionRow | None) -> list[tuple[VersionRow, ...]]:
@@ -68,13 +69,23 @@ def _tables_of(size: int, field: Sequence[VersionRow], challenger: VersionRow | 
     return [(challenger, *rest) for rest in combinations(others, size - 1)]
 
 
+def plays(version: VersionRow, variant: str) -> bool:
+    """Whether a bot version's manifest says it plays ``variant``."""
+    claimed = version.manifest.get("variants", ["*"])
+    return "*" in claimed or variant in claimed
+
+
 def schedule(spec: TournamentSpec, entrants: Sequence[VersionRow], challenger: VersionRow | None = None) -> list[Table]:
-    """Every table of the tournament with its matches, in schedule order."""
-    field = sorted(entrants, key=lambda v: (v.bot, v.hash))
+    """Every table of the tournament with its matches, in schedule order.  A bot meets
+    the others only in the variants its manifest says it plays."""
+    everyone = sorted(entrants, key=lambda v: (v.bot, v.hash))
     tables: list[Table] = []
     seq = 0
     for plan in spec.variants:
         name = plan.variant.name
+        field = [v for v in everyone if plays(v, name)]
+        if challenger is not None and not plays(challenger, name):
+            continue
         for size in plan.tables:
             for group in _tables_of(size, field, challenger):
                 who = " ".join(f"{v.bot}:{v.hash}" for v in group)

@@ -1,0 +1,163 @@
+"""Commands that run competitions: ``run``, ``demo``, ``league``, ``submit``, ``bots``, ``withdraw``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Final
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, \
+    TimeRemainingColumn
+from tabulate import tabulate
+
+from arena.cli._app import app, fail, user_errors
+from arena.tournament.runner import RunError, RunSummary, run_tournament
+from arena.tournament.spec import load_spec
+from arena.tournament.store import DEFAULT_DB, MatchRecord, Store
+
+__all__ = ["ProgressView"]
+
+DbOption = Annotated[
+    Path, typer.Option("--db", envvar="ARENA_DB", help="The results database (created if missing).")
+]
+INTERRUPTED: Final = 130
+
+
+class ProgressView:
+    """A progress bar with ETA and live counts on stderr (silent with ``quiet``)."""
+
+    def __init__(self, title: str, *, quiet: bool = False) -> None:
+        self.console = Console(stderr=True)
+        self.quiet = quiet
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+            console=self.console, disable=quiet, transient=False,
+        )
+        self._title = title
+        self._task: TaskID | None = None
+        self._faults = 0
+        self._decisions = 0
+        self._begun = time.perf_counter()
+
+    def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
+        """Draw the bar, already advanced by the matches a previous run stored."""
+        if done and not self.quiet:
+            self.console.print(f"resuming: {done} of {total} matches already stored")
+        self._progress.start()
+        self._task = self._progress.add_task(self._title, total=total, completed=done, counts="")
+        self._begun = time.perf_counter()
+
+    def played(self, match: MatchRecord) -> None:
+        """One more match stored."""
+        self._faults += len(match.faults)
+        self._decisions += match.decisions
+        rate = self._decisions / max(time.perf_counter() - self._begun, 1e-9)
+        if self._task is not None:
+            self._progress.update(self._task, advance=1,
+                                  counts=f"{self._faults} faults, {rate:,.0f} decisions/s")
+
+    def notice(self, message: str) -> None:
+        """A warning above the bar."""
+        self.console.print(f"[yellow]warning:[/yellow] {message}", highlight=False)
+
+    def close(self) -> None:
+        """Leave the final state of the bar on screen."""
+        self._progress.stop()
+
+
+def _summary_line(summary: RunSummary, seconds: float) -> str:
+    state = "complete" if summary.complete else "incomplete"
+    return (f"{summary.tournament}: {summary.played} matches played in {seconds:.1f} s, "
+            f"{summary.already + summary.played}/{summary.total} stored ({state}); {summary.faults} faults; "
+            f"sandbox: {', '.join(summary.sandbox) or '-'}")
+
+
+def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool) -> None:
+    """Run (or resume) a tournament with a progress bar; Ctrl+C stops it keeping what finished."""
+    spec = load_spec(tournament)
+    view = ProgressView(spec.name, quiet=quiet)
+    begun = time.perf_counter()
+    with Store(db) as store:
+        try:
+            summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency)
+        except KeyboardInterrupt:
+            view.close()
+            stored = store.count(spec.name)
+            typer.echo(f"\nstopped: every bot was killed; {stored} finished matches are kept in {db}. "
+                       f"Run `arena run {tournament}` again to resume.", err=True)
+            raise typer.Exit(INTERRUPTED) from None
+        except RunError as error:
+            view.close()
+            raise fail(f"{error}\n(finished matches are kept in {db}; run again to resume)") from None
+        view.close()
+    typer.echo(_summary_line(summary, time.perf_counter() - begun))
+
+
+Workers = Annotated[int | None, typer.Option(help="Referee worker processes (default: the tournament "
+                                             "file's `workers`, 0 = one per core).", min=0)]
+Concurrency = Annotated[int | None, typer.Option(help="Tables played at once by each worker (default: "
+                                                 "the file's `concurrency`).", min=1)]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+@app.command("run")
+@user_errors
+def run(
+    tournament: Annotated[str, typer.Argument(help="A tournament file, or the name of a bundled one "
+                                              "(tournaments/NAME.toml).")],
+    db: DbOption = DEFAULT_DB,
+    workers: Workers = None,
+    concurrency: Concurrency = None,
+    quiet: Quiet = False,
+) -> None:
+    """Run a tournament, or resume it: matches already stored are never played again.
+
+    Matches run on one referee worker process per core, several at a time, each bot in
+    its own sandboxed process.  Ctrl+C stops cleanly (all bots killed, finished matches
+    kept); `arena run` again resumes.  `arena table` shows the ranking.
+    """
+    run_and_report(tournament, db, workers=workers, concurrency=concurrency, quiet=quiet)
+    typer.echo(f"ranking: arena table --tournament {load_spec(tournament).name}"
+               + (f" --db {db}" if db != DEFAULT_DB else ""))
+
+
+@app.command("demo")
+@user_errors
+def demo(
+    db: DbOption = DEFAULT_DB,
+    tournament: Annotated[str, typer.Option(help="The tournament to run.")] = "demo",
+    quiet: Quiet = False,
+) -> None:
+    """The main job on its embedded default: the bundled bots play the bundled `demo`
+    tournament over several variants, then the ranking table is printed."""
+    run_and_report(tournament, db, workers=None, concurrency=None, quiet=quiet)
+    from arena.cli.results import print_table  # the results views
+
+    print_table(db, load_spec(tournament).name)
+
+
+def _bots_rows(store: Store, withdrawn: bool) -> list[list[str]]:
+    rows = []
+    for v in store.versions(withdrawn=withdrawn):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(v.created))
+        rows.append([v.bot, v.hash[:8], v.manifest.get("version", ""), ", ".join(v.manifest.get("variants", [])),
+                     when, "withdrawn" if v.withdrawn else "", v.path or "(installed package)"])
+    return rows
+
+
+@app.command("bots")
+@user_errors
+def bots(
+    db: DbOption = DEFAULT_DB,
+    withdrawn: Annotated[bool, typer.Option("--withdrawn", help="Include withdrawn versions.")] = False,
+) -> None:
+    """List the registered bots and their versions (content hashes)."""
+    with Store(db) as store:
+        rows = _bots_rows(store, withdrawn)
+    if not rows:
+        typer.echo(f"no bots registered in {db}; `arena submit PATH` registers one")
+        return
+    typer.echo(tabulate(rows, headers=["bot", "version", "manifest", "variants", "registered", "", "copy"]))

@@ -1,0 +1,357 @@
+"""Running a tournament: resume from the store, play the rest on referee workers, commit
+each finished match, rate at the end.
+
+The scheduler never sees processes: it hands :class:`~arena.tournament.worker.TableJob`
+objects to an :class:`Executor` and receives finished matches.  :class:`LocalExecutor`
+runs one referee worker process per core on this machine; a cluster backend would
+implement the same two methods.
+
+Nothing is lost or counted twice: a match is stored in one transaction when it ends, a
+resumed run skips the stored ids, and ratings are computed in schedule order.  A
+lock file keeps a second run of the same tournament out.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Protocol
+
+import msgspec
+import trio
+
+from arena.sandbox import LAYERS
+from arena.sandbox.uids import UidPool
+from arena.tournament.ratings import ratings
+from arena.tournament.registry import resolve
+from arena.tournament.scheduler import Table, schedule
+from arena.tournament.spec import TournamentSpec
+from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, VersionRow
+from arena.tournament.worker import BotRef, FromWorker, MatchJob, Played, Ready, TableDone, TableJob
+
+__all__ = [
+    "Executor",
+    "LocalExecutor",
+    "Observer",
+    "RunError",
+    "RunSummary",
+    "entrants",
+    "lock",
+    "play",
+    "run_tables",
+    "run_tournament",
+]
+
+STDERR_KEEP: Final = 4000
+"""Characters of a worker's stderr kept to explain its death."""
+
+
+class RunError(RuntimeError):
+    """The run cannot go on (a worker died, a required sandbox layer is missing, the
+    tournament is already running); finished matches are kept."""
+
+
+class Observer(Protocol):
+    """What a run reports as it goes (the CLI draws a progress bar from it)."""
+
+    def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
+        """``total`` matches in the schedule, ``done`` of them already stored."""
+
+    def played(self, match: MatchRecord) -> None:
+        """A match was stored."""
+
+    def notice(self, message: str) -> None:
+        """Something the user should know (a missing optional sandbox layer ...)."""
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    tournament: str
+    total: int
+    already: int
+    played: int = 0
+    faults: int = 0
+    decisions: int = 0
+    sandbox: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Every scheduled match is stored."""
+        return self.already + self.played >= self.total
+
+
+class Executor(ABC):
+    """Plays tables somewhere and reports each finished match."""
+
+    @abstractmethod
+    async def run(
+        self,
+        tables: Sequence[TableJob],
+        ready: Callable[[Ready], None],
+        played: Callable[[Played], Awaitable[None]],
+    ) -> None:
+        """Play every table; call ``ready`` once per worker as it comes up (it may raise
+        to refuse the worker's sandbox) and ``played`` for each finished match."""
+
+
+class LocalExecutor(Executor):
+    """One referee worker process per core, each pinned to its core with its bots, each
+    playing up to ``concurrency`` tables at once."""
+
+    def __init__(self, workers: int = 0, concurrency: int = 4) -> None:
+        self.workers = workers or len(os.sched_getaffinity(0))
+        self.concurrency = concurrency
+
+    async def run(
+        self,
+        tables: Sequence[TableJob],
+        ready: Callable[[Ready], None],
+        played: Callable[[Played], Awaitable[None]],
+    ) -> None:
+        queue = deque(tables)
+        workers = min(self.workers, len(queue))
+        async with trio.open_nursery() as nursery:
+            for core in range(workers):
+                nursery.start_soon(self._worker, core, queue, ready, played)
+
+    async def _worker(
+        self,
+        core: int,
+        queue: deque[TableJob],
+        ready: Callable[[Ready], None],
+        played: Callable[[Played], Awaitable[None]],
+    ) -> None:
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "arena.tournament.worker", "--core", str(core)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        )
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        stderr = bytearray()
+        encoder = msgspec.json.Encoder()
+        decoder = msgspec.json.Decoder(FromWorker)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_drain, process.stderr, stderr)
+                outstanding = 0
+                buffer = b""
+                while True:
+                    data = await process.stdout.receive_some(1 << 20)
+                    if not data:
+                        break
+                    buffer += data
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        message = decoder.decode(line)
+                        if isinstance(message, Played):
+                            await played(message)
+                            continue
+                        if isinstance(message, Ready):
+                            ready(message)
+                        else:
+                            outstanding -= 1
+                        while queue and outstanding < self.concurrency:
+                            await process.stdin.send_all(encoder.encode(queue.popleft()) + b"\n")
+                            outstanding += 1
+                        if outstanding == 0 and not queue:
+                            await process.stdin.aclose()
+                if outstanding or queue:
+                    await process.wait()
+                    tail = stderr.decode("utf-8", "replace")[-STDERR_KEEP:].strip()
+                    raise RunError(f"referee worker {core} exited with status {process.returncode}"
+                                   + (f":\n{tail}" if tail else ""))
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await _stop(process)
+
+
+async def _drain(stream: trio.abc.ReceiveStream, keep: bytearray) -> None:
+    while data := await stream.receive_some(1 << 16):
+        keep += data
+        del keep[:-STDERR_KEEP]
+
+
+async def _stop(process: trio.Process) -> None:
+    """SIGTERM the worker (it kills its bots), then SIGKILL if it lingers."""
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        with trio.move_on_after(3):
+            await process.wait()
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+
+
+@contextmanager
+def lock(store: Store, name: str) -> Iterator[None]:
+    """Hold ``<db>.<name>.lock`` for the run; RunError if another run holds it."""
+    path = store.path.with_name(f"{store.path.name}.{name}.lock")
+    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RunError(f"tournament {name!r} is already running (lock {path} is held); "
+                       "wait for that run or stop it with Ctrl+C") from None
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
+def entrants(spec: TournamentSpec, store: Store) -> tuple[list[VersionRow], VersionRow | None]:
+    """The versions playing: the file's entrants, then (if open) those entered with
+    ``arena submit``; and the gauntlet's challenger."""
+    base = spec.source.parent if spec.source else None
+    found: dict[int, VersionRow] = {}
+    for i, ref in enumerate(spec.entrants):
+        try:
+            version = resolve(store, ref, base)
+        except ValueError as error:
+            raise RunError(f"{spec.locate('entrants', i)}: {error}") from None
+        found.setdefault(version.id, version)
+    if spec.open:
+        for name in store.entries(spec.name):
+            latest = store.latest(name)
+            if latest is not None:
+                found.setdefault(latest.id, latest)
+    challenger = None
+    if spec.challenger:
+        try:
+            challenger = resolve(store, spec.challenger, base)
+        except ValueError as error:
+            raise RunError(f"{spec.locate('challenger')}: {error}") from None
+        found.setdefault(challenger.id, challenger)
+    if len(found) < 2:
+        raise RunError(f"{spec.locate('entrants')}: a tournament needs at least two bots, it has {len(found)}")
+    return list(found.values()), challenger
+
+
+def _job(spec: TournamentSpec, table: Table) -> TableJob:
+    return TableJob(
+        id=table.id, variant=table.variant, options=table.options,
+        bots=[BotRef(v.bot, v.path) for v in table.versions],
+        matches=[MatchJob(m.id, m.seed, list(m.seats)) for m in table.matches],
+        time=spec.time.to_dict(), policy=spec.policy.mode, strikes=spec.policy.strikes,
+    )
+
+
+def _record(spec: TournamentSpec, table: Table, played: Played) -> MatchRecord:
+    match = next(m for m in table.matches if m.id == played.id)
+    faults = [0] * len(match.seats)
+    for fault in played.faults:
+        faults[fault["seat"]] += 1
+    seats = tuple(
+        SeatRecord(table.versions[index].id, played.placements[seat], played.scores[seat], faults[seat],
+                   played.seat_decisions[seat], played.seat_think_s[seat])
+        for seat, index in enumerate(match.seats)
+    )
+    return MatchRecord(
+        id=played.id, tournament=spec.name, seq=match.seq, variant=table.variant, options=table.options,
+        seed=match.seed, seats=seats, reason=played.reason, rounds=played.rounds, decisions=played.decisions,
+        faults=played.faults, sandbox=played.sandbox, duration_s=played.duration_s, log=played.log,
+    )
+
+
+async def run_tables(
+    spec: TournamentSpec, store: Store, tables: Sequence[Table], executor: Executor, observer: Observer,
+    summary: RunSummary,
+) -> None:
+    """Play ``tables`` on ``executor``, storing each match as it ends."""
+    by_id = {t.id: t for t in tables}
+    warned: set[str] = set()
+
+    def ready(message: Ready) -> None:
+        missing = [layer for layer in spec.require if layer not in message.sandbox]
+        if missing:
+            reasons = "; ".join(f"{layer}: {message.why_not.get(layer, 'inactive')}" for layer in missing)
+            raise RunError(f"refusing to run bots without the required sandbox layer(s) ({reasons}); "
+                           "`arena doctor` explains")
+        summary.sandbox = message.sandbox
+        optional = [layer for layer in LAYERS if layer not in message.sandbox and layer not in warned]
+        if optional:
+            warned.update(optional)
+            observer.notice(f"bots run without sandbox layer(s) {', '.join(optional)}; `arena doctor` says why")
+
+    async def played(message: Played) -> None:
+        record = _record(spec, by_id[message.table], message)
+        if store.record(record):
+            summary.played += 1
+            summary.faults += len(record.faults)
+            summary.decisions += record.decisions
+            observer.played(record)
+
+    await executor.run([_job(spec, t) for t in tables], ready, played)
+
+
+def play(function: Callable[..., Awaitable[None]], *args: object) -> None:
+    """``trio.run(function, *args)``, with the one error that stopped it unwrapped from
+    trio's exception groups (Ctrl+C stays KeyboardInterrupt)."""
+    try:
+        trio.run(function, *args)
+    except BaseExceptionGroup as group:
+        interrupted, rest = group.split(KeyboardInterrupt)
+        if interrupted is not None:
+            raise KeyboardInterrupt from None
+        ours, _ = group.split((RunError, StoreError))
+        if ours is None:
+            raise
+        first: BaseException = ours
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+
+
+def _fit_concurrency(spec: TournamentSpec, workers: int, concurrency: int, observer: Observer) -> int:
+    """Fewer tables at once if the sandbox's bot users would run out."""
+    users = len(UidPool()) if os.geteuid() == 0 else 0
+    seats = max(max(p.tables) for p in spec.variants)
+    if users and workers * concurrency * seats > users:
+        fitted = max(1, users // (workers * seats))
+        observer.notice(f"{users} sandbox users allow {fitted} table(s) at once per worker, not {concurrency}; "
+                        "create more with ARENA_BOT_USERS=N scripts/setup-sandbox")
+        return fitted
+    return concurrency
+
+
+def run_tournament(
+    spec: TournamentSpec,
+    store: Store,
+    observer: Observer,
+    *,
+    workers: int | None = None,
+    concurrency: int | None = None,
+    executor: Executor | None = None,
+) -> RunSummary:
+    """Run (or resume) ``spec``: play every scheduled match not yet stored, then rate."""
+    with lock(store, spec.name):
+        versions, challenger = entrants(spec, store)
+        tables = schedule(spec, versions, challenger)
+        total = sum(len(t.matches) for t in tables)
+        finished = store.finished_ids(spec.name)
+        todo = [rest for t in tables if (rest := t.remaining(finished)).matches]
+        summary = RunSummary(spec.name, total, total - sum(len(t.matches) for t in todo))
+        store.save_tournament(spec.name, {**spec.to_dict(), "versions": [v.id for v in versions]})
+        if executor is None:
+            count = workers if workers is not None else spec.workers
+            local = LocalExecutor(count, concurrency or spec.concurrency)
+            local.concurrency = _fit_concurrency(spec, local.workers, local.concurrency, observer)
+            executor = local
+        observer.started(total, summary.already, getattr(executor, "workers", 1), summary.sandbox)
+        if todo:
+            play(run_tables, spec, store, todo, executor, observer, summary)
+        ratings(store, spec.name)
+        for plan in spec.variants:
+            ratings(store, spec.name, plan.variant.name)
+        return summary
