@@ -8,14 +8,25 @@ from typing import Annotated, Final
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, \
-    TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from tabulate import tabulate
 
-from arena.cli._app import app, fail, user_errors
+from arena.cli._app import OptionPairs, app, fail, user_errors
+from arena.referee import TimeControl
+from arena.rules import parse_option_pairs
+from arena.tournament.league import LEAGUE, LeagueSettings, run_league
 from arena.tournament.runner import RunError, RunSummary, run_tournament
 from arena.tournament.spec import load_spec
 from arena.tournament.store import DEFAULT_DB, MatchRecord, Store
+from arena.tournament.submit import submit
 
 __all__ = ["ProgressView"]
 
@@ -47,7 +58,7 @@ class ProgressView:
         if done and not self.quiet:
             self.console.print(f"resuming: {done} of {total} matches already stored")
         self._progress.start()
-        self._task = self._progress.add_task(self._title, total=total, completed=done, counts="")
+        self._task = self._progress.add_task(self._title, total=total or None, completed=done, counts="")
         self._begun = time.perf_counter()
 
     def played(self, match: MatchRecord) -> None:
@@ -161,3 +172,91 @@ def bots(
         typer.echo(f"no bots registered in {db}; `arena submit PATH` registers one")
         return
     typer.echo(tabulate(rows, headers=["bot", "version", "manifest", "variants", "registered", "", "copy"]))
+
+
+@app.command("submit")
+@user_errors
+def submit_command(
+    path: Annotated[Path, typer.Argument(help="The bot's folder (with its bot.toml).")],
+    name: Annotated[str | None, typer.Option(help="Register it under this name instead of its manifest's.")] = None,
+    tournament: Annotated[str | None, typer.Option(help="Enter it in this tournament (a file or bundled name; "
+                                                   "the file must say `open = true`).")] = None,
+    db: DbOption = DEFAULT_DB,
+    smoke: Annotated[int, typer.Option(help="Smoke matches against random per variant it claims.", min=1)] = 2,
+) -> None:
+    """Validate a bot and register an immutable copy of it, optionally entering a tournament.
+
+    The bot runs behind every sandbox layer: its manifest is checked, it must answer the
+    handshake and finish smoke matches against `random` without a fault in each variant
+    it claims.  Its version is the hash of its files: unchanged code is recognised,
+    changed code becomes a new version.
+    """
+    with Store(db) as store:
+        result = submit(store, path, name=name, tournament=tournament, matches=smoke,
+                        progress=lambda step: typer.echo(step, err=True))
+    v = result.version
+    what = "registered new version" if result.new else "unchanged: already registered as"
+    typer.echo(f"{what} {v.bot}:{v.hash[:8]} ({v.label})")
+    if result.checked:
+        typer.echo(f"smoke-tested against random in: {', '.join(result.checked)}")
+    if result.entered:
+        typer.echo(f"entered in tournament {result.entered}: `arena run {result.entered}` plays its matches")
+
+
+@app.command("withdraw")
+@user_errors
+def withdraw(
+    bot: Annotated[str, typer.Argument(help="The registered bot's name.")],
+    version: Annotated[str | None, typer.Option(help="Only the version whose hash starts with this.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Take a bot (or one version) out: it is no longer scheduled; its results stay."""
+    with Store(db) as store:
+        gone = store.withdraw(bot, version)
+    if not gone:
+        raise fail(f"no registered version of {bot!r}" + (f" with hash {version}..." if version else "")
+                   + "; `arena bots` lists them")
+    typer.echo(f"withdrew {', '.join(v.short for v in gone)}")
+
+
+@app.command("league")
+@user_errors
+def league(
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant the league plays.")] = "scat",
+    matches: Annotated[int, typer.Option(help="Matches to play now (0: until Ctrl+C).", min=0)] = 100,
+    players: Annotated[int, typer.Option(help="Bots at each table.", min=2, max=9)] = 4,
+    option: OptionPairs = None,
+    db: DbOption = DEFAULT_DB,
+    workers: Workers = None,
+    concurrency: Concurrency = None,
+    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
+    require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated.")] = "",
+    quiet: Quiet = False,
+) -> None:
+    """Play continuous league matches among the registered bots, rating them as it goes.
+
+    Each table starts with the bot that has played least and adds the opponents that make
+    the fairest table by TrueSkill match quality.  Stop with Ctrl+C and run again to go on;
+    `arena table --tournament league` shows the ranking.
+    """
+    settings = LeagueSettings(
+        variant=variant, players=players, matches=matches, options=parse_option_pairs(option or []),
+        time=TimeControl(move_ms=move_ms), require=tuple(r.strip() for r in require.split(",") if r.strip()),
+        workers=workers or 0, concurrency=concurrency or 4,
+    )
+    view = ProgressView(f"league {variant}", quiet=quiet)
+    begun = time.perf_counter()
+    with Store(db) as store:
+        try:
+            summary = run_league(store, settings, view)
+        except KeyboardInterrupt:
+            view.close()
+            typer.echo(f"\nstopped: every bot was killed; {store.count(LEAGUE)} league matches are kept in {db}.",
+                       err=True)
+            raise typer.Exit(INTERRUPTED) from None
+        except RunError as error:
+            view.close()
+            raise fail(str(error)) from None
+        view.close()
+    typer.echo(_summary_line(summary, time.perf_counter() - begun))
+    typer.echo("ranking: arena table --tournament league" + (f" --db {db}" if db != DEFAULT_DB else ""))

@@ -29,7 +29,7 @@ import trueskill
 
 from arena.tournament.store import MatchRecord, Store
 
-__all__ = ["ENVIRONMENT", "Rating", "conservative", "rate", "ratings", "scope"]
+__all__ = ["ENVIRONMENT", "Rating", "conservative", "quality", "rate", "ratings", "scope"]
 
 MU: Final = 25.0
 SIGMA: Final = MU / 3
@@ -57,10 +57,11 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def rate(matches: Iterable[MatchRecord]) -> dict[int, Rating]:
-    """Ratings per bot version after every match, in the order given."""
-    state: dict[int, trueskill.Rating] = {}
-    played: dict[int, int] = {}
+def rate(matches: Iterable[MatchRecord], start: dict[int, Rating] | None = None) -> dict[int, Rating]:
+    """Ratings per bot version after every match, in the order given, from ``start``
+    (default: everyone new)."""
+    state = {v: trueskill.Rating(r.mu, r.sigma) for v, r in (start or {}).items()}
+    played = {v: r.matches for v, r in (start or {}).items()}
     for match in matches:
         versions = [s.version for s in match.seats]
         teams = [(state.get(v) or ENVIRONMENT.create_rating(),) for v in versions]
@@ -73,6 +74,12 @@ def rate(matches: Iterable[MatchRecord]) -> dict[int, Rating]:
             state[version] = trueskill.Rating(float(rating.mu), float(rating.sigma))
             played[version] = played.get(version, 0) + 1
     return {v: Rating(r.mu, r.sigma, played[v]) for v, r in state.items()}
+
+
+def quality(ratings: Iterable[Rating]) -> float:
+    """TrueSkill's match quality of a free-for-all table (the draw probability, 0..1):
+    high when the players are evenly matched and well known."""
+    return float(ENVIRONMENT.quality([(trueskill.Rating(r.mu, r.sigma),) for r in ratings]))
 
 
 def scope(tournament: str, variant: str | None = None) -> str:

@@ -23,7 +23,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final, Protocol
 
 import msgspec
@@ -36,7 +35,7 @@ from arena.tournament.registry import resolve
 from arena.tournament.scheduler import Table, schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, VersionRow
-from arena.tournament.worker import BotRef, FromWorker, MatchJob, Played, Ready, TableDone, TableJob
+from arena.tournament.worker import BotRef, FromWorker, MatchJob, Played, Ready, TableJob
 
 __all__ = [
     "Executor",

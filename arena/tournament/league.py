@@ -1,0 +1,136 @@
+"""The league: continuous matches among the registered bots, rated as they go.
+
+Tables are chosen in waves (as many as the workers play at once).  Each table starts with
+the bot that has played least, then adds the opponents that make the fairest table by
+TrueSkill's match quality, discounted for bots that have already played more.  A table
+plays one deal in every seat rotation, so the deal's luck cancels out.  League matches
+are stored under the tournament ``league``; a stopped league resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from arena.referee import FaultPolicy, TimeControl
+from arena.rules import get_variant
+from arena.tournament.ratings import Rating, quality, rate, ratings
+from arena.tournament.runner import LocalExecutor, Observer, RunError, RunSummary, lock, play, run_tables
+from arena.tournament.scheduler import MatchSpec, Table, deal_seed, plays
+from arena.tournament.spec import TournamentSpec, VariantPlan
+from arena.tournament.store import MatchRecord, Store, VersionRow
+
+__all__ = ["LEAGUE", "LeagueSettings", "choose_table", "run_league"]
+
+LEAGUE: Final = "league"
+FAIRNESS_WEIGHT: Final = 0.5
+"""How much match quality a bot's extra matches cost it (quality is 0..1)."""
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """What the league plays and how long."""
+
+    variant: str = "scat"
+    players: int = 4
+    matches: int = 100
+    """Matches to play in this run (0: until stopped)."""
+    options: dict[str, Any] | None = None
+    time: TimeControl = TimeControl()
+    policy: FaultPolicy = FaultPolicy()
+    require: tuple[str, ...] = ()
+    workers: int = 0
+    concurrency: int = 4
+    seed: int = 1
+
+
+def choose_table(pool: Sequence[VersionRow], current: dict[int, Rating], played: dict[int, int], size: int,
+                 rng: random.Random) -> list[VersionRow]:
+    """The least-played bot, then the opponents that make the fairest table."""
+    new = Rating(25.0, 25.0 / 3, 0)
+    table = [min(pool, key=lambda v: (played.get(v.id, 0), rng.random()))]
+    while len(table) < size:
+        rest = [v for v in pool if v not in table]
+        counts = [played.get(v.id, 0) for v in rest]
+        low, spread = min(counts), max(counts) - min(counts) + 1
+        scores = [
+            quality(current.get(v.id, new) for v in [*table, candidate])
+            - FAIRNESS_WEIGHT * (count - low) / spread + rng.random() * 1e-6
+            for candidate, count in zip(rest, counts)
+        ]
+        table.append(rest[scores.index(max(scores))])
+    return table
+
+
+def _spec(settings: LeagueSettings) -> TournamentSpec:
+    plan = VariantPlan(get_variant(settings.variant), dict(settings.options or {}), (settings.players,))
+    return TournamentSpec(name=LEAGUE, variants=(plan,), time=settings.time, policy=settings.policy,
+                          require=settings.require, workers=settings.workers, concurrency=settings.concurrency,
+                          seed=settings.seed, deals=1)
+
+
+def _pool(store: Store, variant: str, players: int) -> list[VersionRow]:
+    pool = [v for v in (store.latest(b) for b in sorted({v.bot for v in store.versions()}))
+            if v is not None and plays(v, variant)]
+    if len(pool) < players:
+        raise RunError(f"the league needs at least {players} registered bots that play {variant}, it has "
+                       f"{len(pool)}; `arena submit PATH` registers a bot, `arena bots` lists them")
+    return pool
+
+
+def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> RunSummary:
+    """Play league matches until ``settings.matches`` are stored (or Ctrl+C)."""
+    spec = _spec(settings)
+    get_variant(settings.variant).check_players(settings.players)
+    with lock(store, LEAGUE):
+        pool = _pool(store, settings.variant, settings.players)
+        current = rate(store.matches(LEAGUE, settings.variant))
+        played = {v: r.matches for v, r in current.items()}
+        executor = LocalExecutor(settings.workers, settings.concurrency)
+        wave = executor.workers * executor.concurrency
+        target = settings.matches or float("inf")
+        summary = RunSummary(LEAGUE, int(min(target, 10**9)), 0)
+        observer.started(summary.total if settings.matches else 0, 0, executor.workers, [])
+        rng = random.Random(settings.seed ^ store.next_seq(LEAGUE))
+
+        class Rated:
+            """Passes each stored match on, updating the ratings that choose the next tables."""
+
+            def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
+                """Already reported for the whole league run."""
+
+            def played(self, match: MatchRecord) -> None:
+                current.update(rate([match], current))
+                for seat in match.seats:
+                    played[seat.version] = played.get(seat.version, 0) + 1
+                observer.played(match)
+
+            def notice(self, message: str) -> None:
+                observer.notice(message)
+
+        while summary.played < target:
+            seq = store.next_seq(LEAGUE)
+            tables = []
+            chosen: dict[int, int] = dict(played)
+            remaining = target - summary.played
+            count = wave if remaining == float("inf") else min(wave, -(-int(remaining) // settings.players))
+            for _ in range(count):
+                group = choose_table(pool, current, chosen, settings.players, rng)
+                for v in group:
+                    chosen[v.id] = chosen.get(v.id, 0) + settings.players
+                first = seq
+                seed = deal_seed(settings.seed, settings.variant, settings.players, first)
+                matches = tuple(
+                    MatchSpec(f"{LEAGUE}-{settings.variant}-{first + r}", first + r, seed,
+                              tuple((s + r) % settings.players for s in range(settings.players)))
+                    for r in range(settings.players)
+                )
+                seq += settings.players
+                tables.append(Table(f"{LEAGUE}-{settings.variant}-t{first}", settings.variant, spec.variants[0].options,
+                                    tuple(group), matches))
+            play(run_tables, spec, store, tables, executor, Rated(), summary)
+        ratings(store, LEAGUE)
+        ratings(store, LEAGUE, settings.variant)
+        return summary

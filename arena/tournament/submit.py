@@ -1,0 +1,135 @@
+"""Submitting a bot: validate it as a stranger's code would be, then register it.
+
+Validation runs the bot for real, behind every sandbox layer: its manifest must be valid,
+it must answer the handshake, and it must finish a few smoke matches against ``random``
+without a fault in every variant it claims.  Every rejection says what failed and how
+to fix it; nothing is registered unless every check passed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import trio
+
+from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
+from arena.referee import Fault, TimeControl, open_bots, play_match
+from arena.rules import get_variant, variants
+from arena.sandbox import Sandbox
+from arena.tournament.registry import content_hash, install
+from arena.tournament.spec import load_spec
+from arena.tournament.store import Store, VersionRow
+
+__all__ = ["SMOKE_MATCHES", "SubmitError", "Submitted", "submit"]
+
+SMOKE_MATCHES: Final = 2
+"""Smoke matches against ``random`` per claimed variant."""
+SMOKE_SEED: Final = 31
+
+_FIXES: Final = {
+    "startup": "the bot must print its hello line within the start-up time; run it by hand and check its "
+               "stderr (docs/PROTOCOL.md, 'Handshake')",
+    "crash": "the bot exited; its stderr above says why",
+    "timeout": "answer every decide request within time_left_ms (docs/PROTOCOL.md, 'Time')",
+    "malformed": "every line must be one JSON object of the protocol (docs/PROTOCOL.md, 'Messages')",
+    "oversized": "keep every line under the protocol's maximum line length",
+    "wrong_id": "reply with the id of the request being answered",
+    "illegal_action": "choose one of the strings in the request's `legal` list, exactly",
+    "closed_stdout": "keep stdout open until the referee says bye",
+}
+
+
+class SubmitError(ValueError):
+    """A rejected submission; the message says what failed and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A registered version and what submitting it did."""
+
+    version: VersionRow
+    new: bool
+    """False when the same code was already registered."""
+    checked: tuple[str, ...]
+    """The variants its smoke matches covered."""
+    entered: str | None
+    """The tournament it was entered in."""
+
+
+def _claimed(manifest: BotManifest) -> list[str]:
+    known = variants()
+    if "*" in manifest.variants:
+        return list(known)
+    unknown = [v for v in manifest.variants if v not in known]
+    if unknown:
+        raise SubmitError(f"bot.toml: variants lists {', '.join(map(repr, unknown))}, which the arena does not "
+                          f"know; known variants: {', '.join(known)} (or \"*\" for all)")
+    return list(manifest.variants)
+
+
+def _describe(fault: Fault, variant: str, seed: int) -> str:
+    fix = _FIXES.get(fault.kind, "see docs/PROTOCOL.md")
+    return (f"smoke match of {variant} against random (seed {seed}, seat {fault.seat}) failed: "
+            f"{fault.kind}: {fault.detail}\nhow to fix: {fix}")
+
+
+async def _smoke(manifest: BotManifest, claimed: list[str], matches: int, progress: Callable[[str], None]) -> None:
+    """Play ``matches`` seeded matches per variant against ``random``, the bot in each seat,
+    behind every sandbox layer this machine offers."""
+    sandbox = await Sandbox.probe()
+    opponent = find_bot("random")
+    time_control = TimeControl()
+    for name in claimed:
+        variant = get_variant(name)
+        progress(f"smoke-testing {name}")
+        async with open_bots([manifest, opponent], time_control=time_control, sandbox=sandbox) as bots:
+            for i in range(matches):
+                seats = list(bots) if i % 2 == 0 else list(reversed(bots))
+                seed = SMOKE_SEED + i
+                result = await play_match(variant, seats, seed=seed, match_id=f"smoke-{name}-{i}",
+                                          time_control=time_control)
+                ours = [f for f in result.faults if (f.seat == 0) == (i % 2 == 0)]
+                if ours:
+                    raise SubmitError(_describe(ours[0], name, seed))
+
+
+def submit(
+    store: Store,
+    path: Path,
+    *,
+    name: str | None = None,
+    tournament: str | None = None,
+    matches: int = SMOKE_MATCHES,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Submitted:
+    """Validate the bot in ``path`` and register it (as ``name``), entering it in ``tournament``."""
+    if not path.is_dir():
+        raise SubmitError(f"{path}: not a folder; a bot is a folder with a bot.toml (docs/BOTS.md)")
+    try:
+        manifest = load_manifest(path)
+    except ManifestError as error:
+        raise SubmitError(f"{error}\nhow to fix: see docs/BOTS.md for the manifest's keys") from None
+    if name is not None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,63}", name):
+            raise SubmitError(f"--name {name!r}: use lower-case letters, digits, '-', '_' or '.' (at most 64)")
+        manifest = dataclasses.replace(manifest, name=name)
+    if tournament is not None:
+        spec = load_spec(tournament)
+        if not spec.open:
+            raise SubmitError(f"tournament {spec.name!r} does not take submissions: its file has no "
+                              f"`open = true` ({spec.source})")
+        tournament = spec.name
+    claimed = _claimed(manifest)
+    known = {v.hash: v for v in store.versions(manifest.name, withdrawn=True)}
+    existing = known.get(content_hash(path.resolve()))
+    if existing is None:
+        trio.run(_smoke, manifest, claimed, matches, progress)
+    version = install(store, manifest)
+    if tournament is not None:
+        store.enter(tournament, version.bot)
+    return Submitted(version, existing is None, tuple(claimed) if existing is None else (), tournament)

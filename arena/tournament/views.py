@@ -1,0 +1,286 @@
+"""What the results commands show, computed from the store: standings, head-to-head
+records, export rows, a match's log as one seat or a spectator saw it, and re-rating.
+
+Pure queries and aggregations (no printing), each one pass over the stored matches, so a
+tournament of ten thousand matches is summed in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.ratings import Rating, ratings
+from arena.tournament.store import MatchRecord, Store, VersionRow, decompress_log
+
+__all__ = [
+    "Crosstable",
+    "Replay",
+    "EXPORT_FIELDS",
+    "ResultsError",
+    "Standing",
+    "check_variant",
+    "crosstable",
+    "export_rows",
+    "labels",
+    "open_store",
+    "pick_tournament",
+    "replay",
+    "rerate",
+    "standings",
+    "variants_played",
+]
+
+
+class ResultsError(ValueError):
+    """What was asked for is not in the results database."""
+
+
+def open_store(path: Path) -> Store:
+    """The results database at ``path``; unlike :class:`Store`, never creates an empty one."""
+    if not path.is_file():
+        raise ResultsError(
+            f"no results database at {path}: play a tournament first (`arena run`), or point --db"
+            " (or ARENA_DB) at one"
+        )
+    return Store(path)
+
+
+def pick_tournament(store: Store, name: str | None) -> str:
+    """``name`` if the store knows it, else (when ``None``) the most recently updated one."""
+    known = store.tournaments()
+    if name is None:
+        if not known:
+            raise ResultsError(f"no tournaments in {store.path} yet: `arena run TOURNAMENT` plays one")
+        return known[0][0]
+    if any(t == name for t, _, _ in known) or store.count(name):
+        return name
+    listed = ", ".join(f"{t} ({n} matches)" for t, n, _ in known) or "none yet"
+    raise ResultsError(f"no tournament {name!r} in {store.path}; known: {listed}")
+
+
+def variants_played(store: Store, tournament: str | None) -> list[str]:
+    """The variants with stored matches in ``tournament`` (all tournaments for ``None``)."""
+    return sorted({m.variant for m in store.matches(tournament)})
+
+
+def check_variant(store: Store, tournament: str, variant: str | None) -> None:
+    """Refuse a variant the tournament has no matches of, naming those it has."""
+    if variant is not None and not store.count(tournament, variant):
+        played = ", ".join(variants_played(store, tournament)) or "none yet"
+        raise ResultsError(f"tournament {tournament!r} has no matches of variant {variant!r} (played: {played})")
+
+
+def labels(versions: Iterable[VersionRow]) -> dict[int, str]:
+    """A short name per version: the bot's name, or ``name:hash8`` where a bot has several."""
+    chosen = list(versions)
+    names = [v.bot for v in chosen]
+    return {v.id: v.bot if names.count(v.bot) == 1 else v.short for v in chosen}
+
+
+# -- standings ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Tally:
+    matches: int = 0
+    wins: int = 0
+    placements: int = 0
+    faults: int = 0
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One bot version's line in a ranking table."""
+
+    rank: int
+    """Competition rank (1, 2, 2, 4) by conservative rating: equal ratings share a rank."""
+    version: VersionRow
+    rating: Rating
+    matches: int
+    wins: int
+    """Matches it placed first in (shared first places count)."""
+    faults: int
+    placement_sum: int
+
+    @property
+    def average_placement(self) -> float:
+        """Mean placement (1 = first)."""
+        return self.placement_sum / self.matches if self.matches else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON- and CSV-ready form."""
+        return {
+            "rank": self.rank,
+            "bot": self.version.bot,
+            "hash": self.version.hash,
+            "version": self.version.manifest.get("version", ""),
+            "rating": round(self.rating.conservative, 4),
+            "mu": round(self.rating.mu, 4),
+            "sigma": round(self.rating.sigma, 4),
+            "matches": self.matches,
+            "wins": self.wins,
+            "average_placement": round(self.average_placement, 4),
+            "faults": self.faults,
+        }
+
+
+def _tally(matches: Iterable[MatchRecord]) -> dict[int, _Tally]:
+    tallies: dict[int, _Tally] = {}
+    for match in matches:
+        for seat in match.seats:
+            tally = tallies.get(seat.version)
+            if tally is None:
+                tally = tallies[seat.version] = _Tally()
+            tally.matches += 1
+            tally.wins += seat.placement == 1
+            tally.placements += seat.placement
+            tally.faults += seat.faults
+    return tallies
+
+
+def standings(store: Store, tournament: str, variant: str | None = None) -> list[Standing]:
+    """The ranking of ``tournament`` (or of one of its variants), best conservative rating
+    first; ties in rating are ordered by mu, then by name."""
+    check_variant(store, tournament, variant)
+    tallies = _tally(store.matches(tournament, variant))
+    rated = ratings(store, tournament, variant)  # after the tally: it covers every match tallied
+    rows = [(store.version(v), rated[v], t) for v, t in tallies.items()]
+    rows.sort(key=lambda r: (-_rank_key(r[1]), -r[1].mu, r[0].bot, r[0].hash))
+    keys = [_rank_key(r[1]) for r in rows]
+    return [
+        Standing(1 + sum(k > key for k in keys), version, rating, t.matches, t.wins, t.faults, t.placements)
+        for (version, rating, t), key in zip(rows, keys)
+    ]
+
+
+def _rank_key(rating: Rating) -> float:
+    """The conservative rating, rounded so float noise cannot split a tie."""
+    return round(rating.conservative, 6)
+
+
+# -- head to head -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    """Head-to-head records: for two versions that met, how often the first placed better
+    than the second, the same, or worse, over every pair of their seats at a table."""
+
+    versions: list[VersionRow]
+    """Every version that played, best rated first (the order of the table)."""
+    records: dict[tuple[int, int], tuple[int, int, int]]
+    """(version a, version b) -> (a better, tied, a worse); stored both ways round."""
+
+    def record(self, a: int, b: int) -> tuple[int, int, int] | None:
+        """``a``'s (wins, ties, losses) against ``b``; ``None`` if they never met."""
+        return self.records.get((a, b))
+
+    def share(self, a: int, b: int) -> float | None:
+        """``a``'s score against ``b``, a tie counting half: 1.0 = always placed better."""
+        record = self.record(a, b)
+        if record is None:
+            return None
+        wins, ties, losses = record
+        return (wins + ties / 2) / (wins + ties + losses)
+
+
+def crosstable(store: Store, tournament: str, variant: str | None = None) -> Crosstable:
+    """Head-to-head records of ``tournament`` (or one variant), ordered like its ranking."""
+    order = [s.version for s in standings(store, tournament, variant)]
+    counts: dict[tuple[int, int], list[int]] = {}
+    for match in store.matches(tournament, variant):
+        seats = match.seats
+        for i, a in enumerate(seats):
+            for b in seats[i + 1 :]:
+                if a.version == b.version:
+                    continue
+                outcome = (a.placement > b.placement) - (a.placement < b.placement)  # -1: a placed better
+                counts.setdefault((a.version, b.version), [0, 0, 0])[1 + outcome] += 1
+                counts.setdefault((b.version, a.version), [0, 0, 0])[1 - outcome] += 1
+    records = {pair: (w, t, lost) for pair, (w, t, lost) in counts.items()}
+    return Crosstable(order, records)
+
+
+# -- export -------------------------------------------------------------------------------
+
+EXPORT_FIELDS = (
+    "match", "tournament", "variant", "seed", "seat", "bot", "hash", "label", "placement", "score", "faults",
+    "decisions", "think_s", "reason", "rounds", "finished",
+)
+"""The columns of ``arena export``, in order (``log`` is added to JSON lines on request)."""
+
+
+def export_rows(store: Store, tournament: str | None, variant: str | None, *,
+                logs: bool = False) -> Iterator[dict[str, Any]]:
+    """One row per seat of every stored match, in schedule order; with ``logs``, the first
+    seat's row of each match also carries the match's decompressed event log."""
+    versions: dict[int, VersionRow] = {}
+    for match in store.matches(tournament, variant, with_log=logs):
+        finished = datetime.fromtimestamp(match.finished, UTC).isoformat(timespec="seconds")
+        for number, seat in enumerate(match.seats):
+            version = versions.get(seat.version)
+            if version is None:
+                version = versions[seat.version] = store.version(seat.version)
+            row: dict[str, Any] = {
+                "match": match.id, "tournament": match.tournament, "variant": match.variant, "seed": match.seed,
+                "seat": number, "bot": version.bot, "hash": version.hash, "label": version.label,
+                "placement": seat.placement, "score": seat.score, "faults": seat.faults,
+                "decisions": seat.decisions, "think_s": round(seat.think_s, 6), "reason": match.reason,
+                "rounds": match.rounds, "finished": finished,
+            }
+            if logs and number == 0:
+                row["log"] = decompress_log(match.log)
+            yield row
+
+
+# -- one match ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A stored match and its log as a viewer saw it."""
+
+    match: MatchRecord
+    versions: list[VersionRow]
+    """The bot version in each seat."""
+    viewer: int | None
+    """The seat whose view this is, or ``None``: a spectator after the match, who sees all."""
+    events: list[dict[str, Any]]
+    """The log: each event's public fields, plus ``private`` (seat -> fields) for a
+    spectator, or merged with the viewer's own private fields."""
+
+
+def replay(store: Store, match_id: str, seat: int | None = None) -> Replay:
+    """Match ``match_id`` with its log, as everyone's (``seat=None``) or one seat's view."""
+    match = store.match(match_id)
+    if seat is not None and not 0 <= seat < len(match.seats):
+        raise ResultsError(f"match {match_id} has seats 0 to {len(match.seats) - 1}, not {seat}")
+    events = decompress_log(match.log)
+    if seat is not None:
+        events = [_seen_by(event, seat) for event in events]
+    return Replay(match, [store.version(s.version) for s in match.seats], seat, events)
+
+
+def _seen_by(event: dict[str, Any], seat: int) -> dict[str, Any]:
+    """``event`` as ``seat`` saw it during play: the public part and its own private part."""
+    seen = {k: v for k, v in event.items() if k != "private"}
+    seen.update(event.get("private", {}).get(str(seat), {}))
+    return seen
+
+
+# -- ratings ------------------------------------------------------------------------------
+
+
+def rerate(store: Store, tournament: str) -> dict[str | None, int]:
+    """Recompute every rating scope of ``tournament`` from its stored matches (overall, key
+    ``None``, and each variant played) and cache them; matches rated per scope."""
+    ratings(store, tournament, fresh=True)
+    rated: dict[str | None, int] = {None: store.count(tournament)}
+    for variant in variants_played(store, tournament):
+        ratings(store, tournament, variant, fresh=True)
+        rated[variant] = store.count(tournament, variant)
+    return rated
