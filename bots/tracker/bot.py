@@ -1,0 +1,156 @@
+"""Discard-tracking heuristic: fixed knock thresholds, a greedy taker that never feeds a blitz.
+
+It follows the round's public events to know which cards each opponent holds because it
+took them face up (from the discard pile, or the face-up widow in banking) and has not let
+go since.  Rules of thumb (bot.toml ``notes``): knock at 22 on its first turn of a round
+and at 30 later; take the discard top when it gains 7 or more or reaches 30, else draw;
+never discard a card that gives the next player 31 from the two cards it is known to hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.cards import POINTS, Card, parse_card
+from arena.rules.hands import special_values, thirty_one_points
+from arena.sdk import MatchInfo, hookimpl
+
+FIRST_ROUND_KNOCK = 22.0
+"""Knock threshold on the bot's first turn of a round (the first round of turns)."""
+LATER_KNOCK = 30.0
+"""Knock threshold on every later turn."""
+TAKE_GAIN = 7.0
+"""Take the discard top when it lifts the hand by this much ..."""
+TAKE_REACH = 30.0
+"""... or when the hand keeping it reaches this value."""
+BLITZ = 31.0
+ACES = 12
+"""Rank index of the ace."""
+
+
+class Memory:
+    """The round so far, from the public events: who holds which face-up-taken cards."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, list[str]] = {}
+        self.turns: dict[int, int] = {}
+
+    def follow(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "round_start":
+            self.known.clear()
+            self.turns.clear()
+        elif kind == "action":
+            seat = int(event["seat"])
+            words = str(event["action"]).split()
+            held = self.known.setdefault(seat, [])
+            if words[0] == "take":
+                held.append(str(event["card"]))
+            elif words[0] == "exchange":
+                given = words[1:words.index("for")]
+                held[:] = [c for c in held if c not in given] + list(event.get("taken_face_up", ()))
+            elif words[0] == "discard" and words[1] in held:
+                held.remove(words[1])
+            if words[0] in ("discard", "knock", "stand", "exchange"):
+                self.turns[seat] = self.turns.get(seat, 0) + 1
+
+
+class Tracker:
+    """Decisions under one match's options."""
+
+    def __init__(self, match: MatchInfo) -> None:
+        self.match = match
+        options = match.resolved_options
+        self.trips, self.aces = special_values(options["trips"], options["three_aces"])
+        self.aces_blitz = options["three_aces"] == "33"
+        self.memory = Memory()
+
+    def value(self, cards: Sequence[Card]) -> float:
+        return thirty_one_points(cards, self.trips, self.aces)
+
+    def choose(self, observation: Mapping[str, Any], legal: Sequence[str]) -> str:
+        hand = [parse_card(c) for c in observation["hand"]]
+        if observation["phase"] == "discard":
+            return self.discard(observation, hand, legal)
+        value = self.value(hand)
+        if "knock" in legal:
+            first_round = self.memory.turns.get(self.match.seat, 0) == 0
+            if value >= BLITZ or value >= (FIRST_ROUND_KNOCK if first_round else LATER_KNOCK):
+                return "knock"
+        top = observation.get("discard_top")
+        if "take" in legal and top:
+            card = parse_card(top)
+            a, b, c = hand
+            taken = max(self.value((a, b, card)), self.value((a, c, card)), self.value((b, c, card)))
+            if taken - value >= TAKE_GAIN or taken >= TAKE_REACH or ("draw" not in legal and taken > value):
+                return "take"
+        for action in ("draw", "stand"):
+            if action in legal:
+                return action
+        return legal[0]
+
+    def discard(self, observation: Mapping[str, Any], hand: Sequence[Card], legal: Sequence[str]) -> str:
+        """The discard leaving the best hand among those that do not hand the next player a
+        blitz; ties throw the lower card."""
+        feeds = self.feeds_blitz(observation)
+
+        def key(action: str) -> tuple[bool, float, int]:
+            card = parse_card(action.split()[1])
+            return not feeds(card), self.value([c for c in hand if c != card]), -POINTS[card]
+
+        return max((a for a in legal if a.startswith("discard ")), key=key)
+
+    def feeds_blitz(self, observation: Mapping[str, Any]) -> Any:
+        """A test: would this card, taken by the next player, complete its 31 (or three aces
+        worth 33) with two cards it is known to hold?"""
+        nxt = self.next_seat(observation)
+        known = [parse_card(c) for c in self.memory.known.get(nxt, ())] if nxt is not None else []
+
+        def feeds(card: Card) -> bool:
+            for i, x in enumerate(known):
+                for y in known[i + 1:]:
+                    if x & 3 == y & 3 == card & 3 and POINTS[x] + POINTS[y] + POINTS[card] == 31:
+                        return True
+                    if self.aces_blitz and x >> 2 == y >> 2 == card >> 2 == ACES:
+                        return True
+            return False
+
+        return feeds
+
+    def next_seat(self, observation: Mapping[str, Any]) -> int | None:
+        """The seat that moves after this one, or None if the round ends with this turn."""
+        active: Sequence[bool] = observation["active"]
+        me = self.match.seat
+        n = len(active)
+        seat = next((s for s in ((me + i) % n for i in range(1, n)) if active[s]), None)
+        if seat is None or seat == observation.get("knocker"):
+            return None
+        return seat
+
+
+_tracker: Tracker | None = None
+
+
+def _current(match: MatchInfo) -> Tracker:
+    global _tracker
+    if _tracker is None or _tracker.match is not match:
+        _tracker = Tracker(match)
+    return _tracker
+
+
+@hookimpl
+def match_start(match: MatchInfo) -> None:
+    _current(match)
+
+
+@hookimpl
+def on_event(event: dict[str, Any], match: MatchInfo) -> None:
+    _current(match).memory.follow(event)
+
+
+@hookimpl
+def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
+    if len(legal) == 1:
+        return legal[0]
+    return _current(match).choose(observation, legal)
