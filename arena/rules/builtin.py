@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from arena.rules.empat_satu import EMPAT_SATU
+from arena.rules.fifty_one import FIFTY_ONE
+from arena.rules.fifty_one_chinese import CHINESE_FIFTY_ONE
 from arena.rules.registry import hookimpl
 from arena.rules.thirty_one import THIRTY_ONE
 from arena.rules.variant import Variant
@@ -9,7 +12,7 @@ from arena.rules.variant import Variant
 
 @hookimpl
 def arena_variants() -> list[Variant]:
-    """The draw-and-discard family's presets (RULES.md 3.7)."""
+    """The built-in presets: the draw-and-discard family (RULES.md 3.7) and its four- and five-card relatives (5)."""
     return [
         Variant("scat", THIRTY_ONE, "Thirty-One / Scat / Blitz: knock, blitz on 31, three lives with a free ride"),
         Variant("scat-trips", THIRTY_ONE, "Scat where three of a rank count 30", {"trips": "30"}),
@@ -40,4 +43,10 @@ def arena_variants() -> list[Variant]:
             "Scat for chips: antes, a face-down widow to exchange with, the highest hand takes the pot",
             {"scoring": "chips", "widow": True},
         ),
+        Variant("fifty-one", FIFTY_ONE, "Japanese Fifty-One (Goju Ichi): five cards, swap with five on the "
+                "table, clear it, stop; net suit scores, most hands won"),
+        Variant("fifty-one-chinese", CHINESE_FIFTY_ONE, "Chinese Fifty-One: counter-clockwise draw, trade, "
+                "swap or knock and be challenged; a clear count (51 in one suit) scores 102; game to 500"),
+        Variant("empat-satu", EMPAT_SATU, "Empat Satu (41): four cards, draw or take, stop with four of a "
+                "suit; net suit scores, wins minus losses", max_players=8),
     ]

@@ -21,7 +21,12 @@ BUILTIN_NAMES = [
     "west-lansing",
     "no-elimination",
     "banking",
+    "fifty-one",
+    "fifty-one-chinese",
+    "empat-satu",
 ]
+SEATS = {"empat-satu": (2, 8)}
+"""Seat counts of the variants that do not take the usual 2 to 9 (RULES.md 1)."""
 
 
 def test_variants_lists_the_eight_presets() -> None:
@@ -32,7 +37,7 @@ def test_variants_lists_the_eight_presets() -> None:
         assert isinstance(variant, Variant)
         assert variant.name == name
         assert variant.description
-        assert (variant.min_players, variant.max_players) == (2, 9)
+        assert (variant.min_players, variant.max_players) == SEATS.get(name, (2, 9))
 
 
 @pytest.mark.parametrize("name", BUILTIN_NAMES)

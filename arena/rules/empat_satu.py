@@ -1,0 +1,228 @@
+"""Empat Satu (41), RULES.md 5.3: four cards each, draw or take, stop with four of a suit.
+
+A turn is ``draw`` (the stock top) or ``take`` (the discard top; never on the hand's
+very first turn, when there is no discard yet), then ``discard CARD`` (not the card
+just taken).  Before drawing, a player holding four cards of one suit may ``stop``:
+the hand ends.  Once the stock is empty a player either takes the discard top or
+``pass``es, which ends the hand.  The highest net suit score wins and the lowest loses
+(equal scores ordered by the lowest card of the counted suit); the loser deals the next
+hand and the winner plays first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from arena.cards import NAMES, Card, Stock, card_names
+from arena.rules.game import Action, Event
+from arena.rules.hands import HandValue, json_number
+from arena.rules.net_suit import check_hand, net_suit_value, one_suit
+from arena.rules.options import OptionSpec
+from arena.rules.series import DISCARD, SeriesState, cap_options
+from arena.rules.variant import Family, Variant
+
+__all__ = ["EMPAT_SATU", "EmpatSatuFamily", "EmpatSatuState"]
+
+HAND_SIZE: Final = 4
+
+DRAW: Final = Action.of("draw")
+TAKE: Final = Action.of("take")
+STOP: Final = Action.of("stop")
+PASS: Final = Action.of("pass")
+
+_TURN, _DISCARD = 0, 1
+
+OPTIONS: Final = (
+    OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players"),
+    *cap_options(200),
+)
+
+
+def hand_value(cards: Sequence[Card]) -> HandValue:
+    """The net suit score, equal scores ordered by the lowest card of the counted suit."""
+    return net_suit_value(cards, lowest_tiebreak=True)
+
+
+class EmpatSatuFamily(Family):
+    """Empat Satu: four-card hands, net suit scores, wins minus losses."""
+
+    name = "empat-satu"
+    options = OPTIONS
+
+    def new_match(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> EmpatSatuState:
+        return EmpatSatuState(variant, players, options, seed, decks, dealer)
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        check_hand(cards, HAND_SIZE)
+        return hand_value(cards)
+
+
+EMPAT_SATU: Final = EmpatSatuFamily()
+
+
+class EmpatSatuState(SeriesState):
+    """A match of Empat Satu: ``rounds`` hands, placed by wins minus losses, then total score."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> None:
+        super().__init__(variant, players, options, seed, decks, dealer)
+        n = players
+        self._rounds_total: int = options["rounds"] or 2 * n
+        self.wins: list[int] = [0] * n
+        self.losses: list[int] = [0] * n
+        self.totals: list[int] = [0] * n
+        """Each seat's net suit scores added over the hands played."""
+        self.first = dealer
+        """The seat that plays first in the current hand (the dealer in the first hand)."""
+        self.stock = Stock(())
+        self.pile: list[Card] = []  # top card last
+        self._taken: Card | None = None
+        self._phase = _TURN
+        self._winner = self._loser = -1  # of the hand just scored, when it has them
+        self._start_hand()
+
+    # -- the game -------------------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        self._begin({"first": self.first, **self._standings()})
+        self._winner = self._loser = -1
+        stock = self._new_stock()
+        self._deal(stock, self._order(self._next(self.dealer)), HAND_SIZE)
+        self.stock = stock
+        self.pile = []
+        self._taken = None
+        self._phase = _TURN
+        self._seat = self.first
+        self._moving = True
+        self.log.append(Event(
+            "deal", None, {"stock": len(self.stock)},
+            {s: {"hand": card_names(self.hands[s])} for s in range(self.players) if self.active[s]},
+        ))
+
+    def _legal_now(self) -> list[Action]:
+        hand = self.hands[self._seat]
+        if self._phase == _DISCARD:
+            taken = self._taken
+            return [DISCARD[c] for c in hand if c is not taken]
+        legal = [STOP] if one_suit(hand) else []
+        legal.append(DRAW if self.stock else PASS)
+        if self.pile:
+            legal.append(TAKE)
+        return legal
+
+    def _act(self, seat: int, action: Action) -> None:
+        hand = self.hands[seat]
+        if action.kind == "discard":
+            card = action.cards[0]
+            hand.remove(card)
+            self.pile.append(card)
+            self._taken = None
+            self._phase = _TURN
+            self.log.append(Event("action", seat, {"action": action.text}))
+            if self._turn_capped():
+                self._close("turn_cap", self._standings())
+            else:
+                self._seat = self._next(seat)
+        elif action is DRAW:
+            card = self.stock.deal()
+            hand.append(card)
+            self._phase = _DISCARD
+            self.log.append(Event("action", seat, {"action": DRAW.text}, {seat: {"card": NAMES[card]}}))
+        elif action is TAKE:
+            card = self._taken = self.pile.pop()
+            hand.append(card)
+            self._phase = _DISCARD
+            self.log.append(Event("action", seat, {"action": TAKE.text, "card": NAMES[card]}))
+        else:  # stop, or pass with the stock empty: the hand ends
+            self.log.append(Event("action", seat, {"action": action.text}))
+            self._showdown("stop" if action is STOP else "stock_out")
+
+    def _showdown(self, end: str) -> None:
+        """Highest key wins, lowest loses; the loser deals next and the winner plays first."""
+        order = self._order(self.first if self.active[self.first] else self._next(self.first))
+        values = {s: hand_value(self.hands[s]) for s in order}
+        keys = [values[s].low_key for s in order]
+        top, bottom = max(keys), min(keys)
+        winners = [s for s in order if top != bottom and values[s].low_key == top]
+        losers = [s for s in order if top != bottom and values[s].low_key == bottom]
+        if winners:  # the first of tied winners (losers) in turn order plays first (deals)
+            self._winner, self._loser = winners[0], losers[0]
+        for s in winners:
+            self.wins[s] += 1
+        for s in losers:
+            self.losses[s] += 1
+        for s, v in values.items():
+            self.totals[s] += int(v.value)
+        self._close(end, {
+            "winners": winners,
+            "losers": losers,
+            "hands": {str(s): card_names(self.hands[s]) for s in order},
+            "values": {str(s): json_number(v.value) for s, v in values.items()},
+            **self._standings(),
+        })
+
+    def _rotate(self) -> None:
+        """The loser deals and the winner plays first.  Without a winner (every hand
+        equal, or the turn cap) the deal passes left and the dealer plays first, as in the
+        first hand."""
+        if self._winner >= 0:
+            self.dealer, self.first = self._loser, self._winner
+        else:
+            self.dealer = self.first = self._next(self.dealer)
+
+    def _standings(self) -> dict[str, Any]:
+        return {"wins": list(self.wins), "losses": list(self.losses), "totals": list(self.totals)}
+
+    def _seat_left(self, seat: int) -> None:
+        if seat == self._seat:
+            self._taken = None
+            self._phase = _TURN
+            self._seat = self._next(seat)
+
+    def _match_over(self) -> str | None:
+        return "rounds played" if self._round >= self._rounds_total else None
+
+    def _standing_key(self, seat: int) -> tuple[int, ...]:
+        return (self.wins[seat] - self.losses[seat], self.totals[seat])
+
+    def _outcome_score(self, seat: int) -> float:
+        return float(self.wins[seat] - self.losses[seat])
+
+    # -- what a seat sees -------------------------------------------------------------
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        moving = self._moving
+        pile = self.pile
+        obs: dict[str, Any] = {
+            "seat": seat,
+            "round": self._round,
+            "dealer": self.dealer,
+            "first": self.first,
+            "to_move": self._seat if moving else None,
+            "phase": ("turn", "discard")[self._phase] if moving else "over",
+            "hand": [NAMES[c] for c in self.hands[seat]],
+            "discard_top": NAMES[pile[-1]] if pile else None,
+            "discard_size": len(pile),
+            "stock": len(self.stock),
+            **self._standings(),
+            "active": list(self.active),
+        }
+        if moving and self._phase == _DISCARD and seat == self._seat:
+            obs["must_keep"] = NAMES[self._taken] if self._taken is not None else None
+        return obs

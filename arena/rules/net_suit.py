@@ -1,0 +1,95 @@
+"""Suit scores of the four- and five-card relatives (RULES.md sections 2 and 5).
+
+The **net suit score** (Fifty-One, Empat Satu): choose one suit, add its cards' points
+and subtract the points of every other card; the hand is worth the best such choice.
+Chinese Fifty-One counts the plain **suit sum** instead ("as in the standard game of
+Thirty-One", seed 000), in which exactly 51 in one suit is a *clear count*.
+
+The :class:`HandValue` names the chosen suit in its label and lists that suit's cards
+first, so ``arena hand`` shows which suit the score counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.cards import POINTS, SUIT_NAMES, Card
+from arena.rules.game import RulesError
+from arena.rules.hands import HandValue
+
+__all__ = ["CLEAR_COUNT", "check_hand", "is_clear_count", "net_suit_value", "one_suit", "suit_sum_value"]
+
+CLEAR_COUNT = 51
+"""Exactly this many points in one suit is a clear count (Chinese Fifty-One)."""
+
+
+def check_hand(cards: Sequence[Card], size: int) -> None:
+    """RulesError unless ``cards`` is a hand of ``size`` distinct cards."""
+    if len(cards) != size:
+        raise RulesError(f"a hand in this game has {size} cards, not {len(cards)}")
+    if len(set(cards)) != size:
+        raise RulesError("a hand cannot hold the same card twice")
+
+
+def one_suit(cards: Sequence[Card]) -> bool:
+    """Whether every card of ``cards`` is of one suit."""
+    suit = cards[0] & 3
+    return all(c & 3 == suit for c in cards)
+
+
+def is_clear_count(cards: Sequence[Card]) -> bool:
+    """A five-card hand of one suit worth exactly 51 (A K Q J T of a suit)."""
+    return len(cards) == 5 and one_suit(cards) and sum(POINTS[c] for c in cards) == CLEAR_COUNT
+
+
+def _sums(cards: Sequence[Card]) -> list[int]:
+    sums = [0, 0, 0, 0]
+    for c in cards:
+        sums[c & 3] += POINTS[c]
+    return sums
+
+
+def _lowest_rank(cards: Sequence[Card], suit: int) -> int:
+    return min(c >> 2 for c in cards if c & 3 == suit)
+
+
+def _suit_first(cards: Sequence[Card], suit: int) -> tuple[Card, ...]:
+    """The suit's cards high to low, then the others high to low: the cards that make the score."""
+    return tuple(sorted(cards, key=lambda c: (c & 3 == suit, c), reverse=True))
+
+
+def net_suit_value(cards: Sequence[Card], *, lowest_tiebreak: bool = False) -> HandValue:
+    """The net suit score: the best of (one suit's points) - (all other points).
+
+    Only suits the hand holds can be best.  Two suits scoring the same are split by the
+    higher lowest card, the choice a player makes.  ``lowest_tiebreak`` (Empat Satu) puts
+    that lowest card's rank into both sort keys: equal scores are ordered by it.
+    """
+    sums = _sums(cards)
+    total = sum(sums)
+    held = [s for s in range(4) if any(c & 3 == s for c in cards)]
+    best = max(2 * sums[s] - total for s in held)
+    suit = max((s for s in held if 2 * sums[s] - total == best), key=lambda s: _lowest_rank(cards, s))
+    off = total - sums[suit]
+    label = f"{SUIT_NAMES[suit]} {sums[suit]}" + (f" - {off}" if off else "")
+    key = (best, _lowest_rank(cards, suit)) if lowest_tiebreak else (best,)
+    return HandValue(float(best), _suit_first(cards, suit), label, key, key)
+
+
+def suit_sum_value(cards: Sequence[Card]) -> HandValue:
+    """The suit sum of a hand of any size: the points of its best suit.
+
+    Two suits with the same sum are split by their higher cards; a clear count says so in
+    its label.
+    """
+    sums = _sums(cards)
+    best = max(sums)
+    suit = max(
+        (s for s in range(4) if sums[s] == best),
+        key=lambda s: sorted((c for c in cards if c & 3 == s), reverse=True),
+    )
+    label = f"{SUIT_NAMES[suit]} {best}"
+    if is_clear_count(cards):
+        label = f"clear count ({label})"
+    key = (best,)
+    return HandValue(float(best), _suit_first(cards, suit), label, key, key)

@@ -1,0 +1,238 @@
+"""A match played as a series of hands, each dealt, played and scored on its own.
+
+The bookkeeping the Fifty-One and Empat Satu families share: seats in and out, turn
+order in either direction, deals from the match seed (or explicit decks), the cached
+legal actions, forfeits, the turn and round caps, and placements.  A family supplies
+the deal, the legal actions, what an action does, how a hand is scored and when the
+match is over.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any, Final
+
+from arena.cards import CARDS, Card, Stock, derive_seed, new_deck
+from arena.rules.game import Action, Event, MatchState, Outcome, check_deck, rank_placements
+from arena.rules.options import OptionSpec
+from arena.rules.variant import Variant
+
+__all__ = ["DEAL", "DISCARD", "RESHUFFLE", "SeriesState", "cap_options", "swap_one_actions"]
+
+# Labels for derive_seed: hand r is dealt from derive_seed(seed, DEAL, r).
+DEAL: Final = 1
+RESHUFFLE: Final = 2
+
+DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
+"""``discard CARD`` by card."""
+
+
+def cap_options(max_rounds: int) -> tuple[OptionSpec, ...]:
+    """The round cap (RULES.md 1) and the turn safeguard every family of this kind has."""
+    return (
+        OptionSpec("max_rounds", "int", None, "round cap; the match then ends and seats are placed by standing",
+                   minimum=1, default_text=f"auto: {max_rounds}"),
+        OptionSpec("max_turns", "int", 500, "turns in one hand before it ends with no result (a safeguard "
+                   "against players that never end a hand)", minimum=1),
+    )
+
+
+@cache
+def _swap_row(give: Card, arg: str) -> tuple[Action, ...]:
+    """``swap_one GIVE TAKE ARG`` for every TAKE, indexed by the card taken."""
+    return tuple(Action.of("swap_one", give, take, arg=arg) for take in CARDS)
+
+
+def swap_one_actions(hand: Iterable[Card], table: Sequence[Card], arg: str = "") -> list[Action]:
+    """Every ``swap_one GIVE TAKE`` of a hand card for a face-up card (the hot path: rows
+    of interned actions are built once)."""
+    table = sorted(table)
+    out: list[Action] = []
+    for give in sorted(hand):
+        row = _swap_row(give, arg)
+        out += [row[take] for take in table]
+    return out
+
+
+class SeriesState(MatchState):
+    """A match of independently scored hands.
+
+    ``step`` is the direction of play: +1 passes left (clockwise, seat numbers rising),
+    -1 passes right.  Subclasses set ``_moving`` while a hand is being played and
+    implement the abstract hooks; ``apply`` checks legality and calls :meth:`_act`.
+    """
+
+    step = 1
+    default_max_rounds = 200
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> None:
+        super().__init__(variant, players, options, seed)
+        self._fresh = new_deck(52)
+        self._decks = [check_deck(d, self._fresh) for d in decks or ()]
+        n = players
+        self.active: list[bool] = [True] * n
+        self._forfeits: list[int] = [0] * n  # 1, 2, ... in the order seats forfeited
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        self.dealer = dealer
+        self._round = 0
+        self._seat = dealer
+        self._moving = False
+        self._legal: list[Action] | None = None
+        self._hand_turns = 0
+        self._max_turns: int = options["max_turns"]
+        self._max_rounds: int = options["max_rounds"] or self.default_max_rounds
+
+    # -- the public interface -------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        return self._seat if self._moving else None
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._legal_now() if self._moving else []
+        return legal
+
+    def apply(self, action: Action) -> None:
+        legal = self.legal_actions()
+        for candidate in legal:  # identity first: legal actions are interned
+            if candidate is action:
+                break
+        else:
+            if action not in legal:
+                raise self._illegal(action)
+        self._legal = None
+        self._act(self._seat, action)
+
+    def forfeit(self, seat: int) -> None:
+        if self.outcome is not None or not self.active[seat]:
+            return
+        self.active[seat] = False
+        self._forfeits[seat] = max(self._forfeits) + 1
+        self._legal = None
+        self.log.append(Event("forfeit", seat, {}))
+        if sum(self.active) <= 1:
+            self._finish("every other player forfeited" if any(self.active) else "every player forfeited")
+        else:
+            self._seat_left(seat)
+
+    # -- hooks ----------------------------------------------------------------------
+
+    @abstractmethod
+    def _legal_now(self) -> list[Action]:
+        """The legal actions of the seat to move (a hand is being played)."""
+
+    @abstractmethod
+    def _act(self, seat: int, action: Action) -> None:
+        """Carry out ``seat``'s legal ``action``."""
+
+    @abstractmethod
+    def _seat_left(self, seat: int) -> None:
+        """``seat`` forfeited during a hand that goes on: repair the turn order."""
+
+    @abstractmethod
+    def _start_hand(self) -> None:
+        """Deal the next hand and set the seat to move."""
+
+    @abstractmethod
+    def _match_over(self) -> str | None:
+        """The reason the match ends after the hand just scored, or None to play on."""
+
+    @abstractmethod
+    def _standing_key(self, seat: int) -> tuple[int, ...]:
+        """How a seat still in ranks at the end (higher is better)."""
+
+    @abstractmethod
+    def _outcome_score(self, seat: int) -> float:
+        """A seat's score in the outcome."""
+
+    # -- shared helpers -------------------------------------------------------------
+
+    def _next(self, seat: int) -> int:
+        """The next seat in the direction of play that is still in."""
+        n = self.players
+        active = self.active
+        seat = (seat + self.step) % n
+        while not active[seat]:
+            seat = (seat + self.step) % n
+        return seat
+
+    def _order(self, first: int) -> list[int]:
+        """Every seat still in, in the direction of play, starting with ``first``."""
+        order = [first]
+        for _ in range(sum(self.active) - 1):
+            order.append(self._next(order[-1]))
+        return order
+
+    def _new_stock(self) -> Stock:
+        """The deck of the hand being dealt: an explicit one, or shuffled from the seed."""
+        index = self._round - 1
+        if index < len(self._decks):
+            return Stock(self._decks[index])
+        return Stock(self._fresh, derive_seed(self.seed, DEAL, self._round))
+
+    def _deal(self, stock: Stock, order: Sequence[int], size: int) -> None:
+        """``size`` cards to each seat of ``order``, one at a time in that order."""
+        dealt = stock.deal_many(size * len(order))
+        hands: list[list[Card]] = [[] for _ in range(self.players)]
+        for i, seat in enumerate(order):
+            hands[seat] = dealt[i :: len(order)]
+        self.hands = hands
+
+    def _begin(self, public: dict[str, Any]) -> None:
+        """Open a new hand: count it and log its start with the standings in ``public``."""
+        self._round += 1
+        self._hand_turns = 0
+        self._legal = None
+        self.log.append(Event("round_start", None, {
+            "round": self._round, "dealer": self.dealer, **public, "active": list(self.active),
+        }))
+
+    def _turn_capped(self) -> bool:
+        """Count a finished turn; True when the hand has reached the turn cap."""
+        self._hand_turns += 1
+        return self._hand_turns >= self._max_turns
+
+    def _close(self, end: str, public: Mapping[str, Any]) -> None:
+        """Log the hand's end, then deal the next hand or finish the match."""
+        self._moving = False
+        self._legal = None
+        self.log.append(Event("round_end", None, {"end": end, **public}))
+        reason = self._match_over()
+        if reason is None and self._round >= self._max_rounds:
+            reason = "round cap"
+        if reason is None:
+            self._rotate()
+            self._start_hand()
+        else:
+            self._finish(reason)
+
+    def _rotate(self) -> None:
+        """Choose the next hand's dealer: the deal passes in the direction of play."""
+        self.dealer = self._next(self.dealer)
+
+    def _finish(self, reason: str) -> None:
+        """The outcome: seats still in by standing, forfeited seats last (later is better)."""
+        keys = [(-1, self._forfeits[s]) if self._forfeits[s] else (1, *self._standing_key(s))
+                for s in range(self.players)]
+        self._moving = False
+        self._legal = None
+        self.outcome = Outcome(
+            rank_placements(keys), tuple(self._outcome_score(s) for s in range(self.players)), reason, self._round
+        )
+        self.log.append(Event("match_end", None, self.outcome.to_dict()))
