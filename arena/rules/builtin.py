@@ -8,11 +8,13 @@ from arena.rules.fifty_one_chinese import CHINESE_FIFTY_ONE
 from arena.rules.registry import hookimpl
 from arena.rules.thirty_one import THIRTY_ONE
 from arena.rules.variant import Variant
+from arena.rules.widow import WIDOW
 
 
 @hookimpl
 def arena_variants() -> list[Variant]:
-    """The built-in presets: the draw-and-discard family (RULES.md 3.7) and its four- and five-card relatives (5)."""
+    """The built-in presets: the draw-and-discard family (RULES.md 3.7), the widow family (4.2) and the
+    four- and five-card relatives (5)."""
     return [
         Variant("scat", THIRTY_ONE, "Thirty-One / Scat / Blitz: knock, blitz on 31, three lives with a free ride"),
         Variant("scat-trips", THIRTY_ONE, "Scat where three of a rank count 30", {"trips": "30"}),
@@ -42,6 +44,21 @@ def arena_variants() -> list[Variant]:
             THIRTY_ONE,
             "Scat for chips: antes, a face-down widow to exchange with, the highest hand takes the pot",
             {"scoring": "chips", "widow": True},
+        ),
+        Variant("schwimmen", WIDOW, "Schwimmen / 31: 32 cards, trade with a face-up widow, 31 and Feuer end "
+                "the round, the lowest hand loses a life, swim at zero"),
+        Variant(
+            "stop-the-bus",
+            WIDOW,
+            "Stop the Bus: Schwimmen on 52 cards with three-card brag ranks; players tied for lowest escape",
+            {"deck": 52, "ranking": "brag", "special_hands": "none", "tied_lowest": "escape"},
+        ),
+        Variant(
+            "switch",
+            WIDOW,
+            "Switch: Scat played with two table hands (face up and face down) to exchange with, swap or renew",
+            {"deck": 52, "table": "switch", "trips": "none", "three_aces": "none", "tiebreak": "none",
+             "special_hands": "blitz", "knocker_penalty": 2, "knocker_tie": "safe"},
         ),
         Variant("fifty-one", FIFTY_ONE, "Japanese Fifty-One (Goju Ichi): five cards, swap with five on the "
                 "table, clear it, stop; net suit scores, most hands won"),

@@ -1,0 +1,717 @@
+"""The widow family: Schwimmen, Stop the Bus and Switch (RULES.md section 4).
+
+One state machine covers the three presets; they differ only in option values.  Players
+never draw: they trade with cards lying on the table.  ``table = widow`` (Schwimmen, Stop
+the Bus) has one three-card widow, face down until the dealer has chosen to keep its hand
+or swap it unseen for the widow, then face up.  ``table = switch`` has two table hands:
+the dealer's second hand (it looks at both, keeps one and lays the other face up) and a
+hand dealt face down.
+
+A turn is one decision, except Switch's ``renew N down``, after which the same player
+goes on with an exchange or a swap.  The actions (their text is what bots send):
+
+* ``keep`` / ``swap_hand``: the dealer's choice (not a turn);
+* ``swap_one GIVE TAKE``: give a hand card for the face-up table card TAKE;
+* ``swap_all`` (widow) / ``swap_all N`` (Switch, table hand N = 0 or 1): trade hands;
+* ``pass``: keep one's hand (Switch: only in the last turns after a knock);
+* ``knock``: instead of a turn; with ``knock_after_swap`` also appended to a swap
+  (``swap_one 9h Ah knock``), ending the turn that made it;
+* Switch only: ``swap_blind GIVE N P`` (take the face-down card at position P of table
+  hand N; GIVE lands face up in its place) and ``renew N up`` / ``renew N down``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names, derive_seed, new_deck
+from arena.rules.brag import brag_value
+from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck, rank_placements
+from arena.rules.hands import ACES_33, BLITZ, HandValue, json_number, thirty_one_value
+from arena.rules.options import OptionError, OptionSpec
+from arena.rules.variant import Family, Variant
+
+__all__ = ["WIDOW", "Lives", "WidowFamily", "WidowState"]
+
+DEAL: Final = 1
+"""Label for derive_seed: round r is dealt from derive_seed(seed, DEAL, r), as in every family."""
+
+KEEP: Final = Action.of("keep")
+SWAP_HAND: Final = Action.of("swap_hand")
+SWAP_ALL: Final = Action.of("swap_all")
+PASS: Final = Action.of("pass")
+KNOCK: Final = Action.of("knock")
+SWAP_ONE: Final = tuple(tuple(Action.of("swap_one", give, take) for take in CARDS) for give in CARDS)
+"""SWAP_ONE[give][take]: every exchange of one hand card for one face-up card, interned once."""
+SWAP_BLIND: Final = tuple(
+    tuple(tuple(Action.of("swap_blind", give, arg=f"{h} {p}") for p in range(3)) for h in range(2)) for give in CARDS
+)
+"""SWAP_BLIND[give][hand][position]: Switch's exchange for a face-down card."""
+SWAP_TABLE: Final = (Action.of("swap_all", arg="0"), Action.of("swap_all", arg="1"))
+RENEW: Final = tuple((Action.of("renew", arg=f"{h} up"), Action.of("renew", arg=f"{h} down")) for h in range(2))
+
+LOW_LINE: Final = 20
+"""``low_threshold``: every hand under this value loses."""
+LOW_LINE_PLAYERS: Final = 5
+"""``low_threshold`` applies to rounds dealt to at least this many players (RULES.md 4.1)."""
+
+_CHOICE, _TURN, _RENEWED, _OVER = 0, 1, 2, 3
+_PHASES: Final = ("choice", "turn", "renewed", "over")
+
+OPTIONS: Final = (
+    OptionSpec("deck", "choice", 32, "deck size: 32 (7 to A) or 52", choices=(32, 52)),
+    OptionSpec("table", "choice", "widow", "what lies on the table: one widow (Schwimmen) or two table "
+               "hands, one face up and one face down (switch)", choices=("widow", "switch")),
+    OptionSpec("ranking", "choice", "points", "how hands compare: points (suit sums) or brag ranks",
+               choices=("points", "brag")),
+    OptionSpec("lives", "int", 3, "lives (tokens) each player starts with", minimum=1),
+    OptionSpec("free_ride", "bool", True, "a player who loses its last life swims: out at its next loss"),
+    OptionSpec("trips", "choice", "30.5", "value of three of a rank", choices=("none", "30", "30.5")),
+    OptionSpec("three_aces", "choice", "32", "value of three aces (Feuer with special_hands = schwimmen)",
+               choices=("none", "32", "33")),
+    OptionSpec("blitz_only_akt", "bool", False, "a 31 must be exactly A K T of one suit"),
+    OptionSpec("tiebreak", "choice", "suit", "how equal values are split when the lowest hand is sought: "
+               "suit (clubs > spades > hearts > diamonds, trips by rank), cards, or none",
+               choices=("suit", "cards", "none")),
+    OptionSpec("special_hands", "choice", "schwimmen", "what ends a round at once: schwimmen (31: the lowest "
+               "loses; Feuer: every other player loses), blitz (RULES.md 3.3), none",
+               choices=("schwimmen", "blitz", "none")),
+    OptionSpec("blind_swap", "bool", True, "the dealer may swap its hand for the first table hand "
+               "(Schwimmen: unseen; Switch: having seen both)"),
+    OptionSpec("knock_first_round", "bool", False, "a player may knock before every player still in "
+               "has had a turn this round"),
+    OptionSpec("knock_after_swap", "bool", False, "a knock may end the turn of a swap instead of replacing it"),
+    OptionSpec("low_threshold", "bool", False, "with 5 or more players every hand under 20 loses, and if "
+               "none is under 20 the lowest loses (points ranking only)"),
+    OptionSpec("tied_lowest", "choice", "lose", "players still tied for lowest all lose, or all escape",
+               choices=("lose", "escape")),
+    OptionSpec("knocker_penalty", "int", 1, "lives a knocker who is lowest alone loses", minimum=0),
+    OptionSpec("knocker_tie", "choice", "loses", "a knocker tied for lowest loses knocker_penalty, or is safe",
+               choices=("loses", "safe")),
+    OptionSpec("knocker_blitz_penalty", "int", 1, "lives a knocker loses to a blitz or Feuer", minimum=0),
+    OptionSpec("max_rounds", "int", 200, "round cap; players still in are then placed by lives", minimum=1),
+    OptionSpec("max_turns", "int", 500, "turns in one round before it is called a draw (a safeguard "
+               "against players that never end a round)", minimum=1),
+)
+
+
+def special_level(hand: Sequence[Card], feuer: bool, thirty_one: bool, akt_only: bool) -> int:
+    """0, BLITZ (a 31 in one suit) or ACES_33 (three aces that end the round and beat a 31).
+
+    ``feuer``: three aces count; ``thirty_one``: a 31 counts; ``akt_only``: only A K T.
+    """
+    a, b, c = hand
+    if feuer and a >> 2 == b >> 2 == c >> 2 == 12:
+        return ACES_33
+    suited_31 = thirty_one and a & 3 == b & 3 == c & 3 and POINTS[a] + POINTS[b] + POINTS[c] == 31
+    if suited_31 and (not akt_only or sorted((a >> 2, b >> 2, c >> 2)) == [8, 11, 12]):
+        return BLITZ
+    return 0
+
+
+def special_flags(options: Mapping[str, Any]) -> tuple[bool, bool]:
+    """(three aces end the round, a 31 ends the round) under ``options``."""
+    mode = options["special_hands"]
+    if mode == "schwimmen":
+        return options["three_aces"] != "none", True
+    if mode == "blitz":
+        return options["three_aces"] == "33", True
+    return False, False
+
+
+def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+    """A hand's value under the family's options (no input checks).
+
+    ``low_key`` orders hands when the loser is sought, with the ``tiebreak`` applied;
+    ``special`` says whether the hand ends a round at once under ``special_hands``.
+    """
+    feuer, thirty_one = special_flags(options)
+    special = special_level(cards, feuer, thirty_one, options["blitz_only_akt"])
+    if options["ranking"] == "brag":
+        hand = brag_value(cards)
+        return hand if not special else HandValue(hand.value, hand.cards, hand.label, hand.low_key,
+                                                  hand.high_key, special)
+    hand = thirty_one_value(cards, trips=options["trips"], three_aces=options["three_aces"],
+                            blitz_only_akt=options["blitz_only_akt"], tiebreak=options["tiebreak"],
+                            low_tiebreak=True)
+    if hand.special == special:
+        return hand
+    return HandValue(hand.value, hand.cards, hand.label, hand.low_key, hand.high_key, special)
+
+
+class WidowFamily(Family):
+    """Schwimmen and relatives: trade with table cards, knock, 31 and Feuer, lowest loses."""
+
+    name = "widow"
+    options = OPTIONS
+
+    def new_match(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> WidowState:
+        if options["low_threshold"] and options["ranking"] == "brag":
+            raise OptionError("option 'low_threshold' counts points: it does not apply with ranking = brag")
+        table_hands = 2 if options["table"] == "switch" else 1
+        if 3 * (players + table_hands) > options["deck"]:
+            raise RulesError(f"{variant.name} with the {options['deck']}-card deck seats at most "
+                             f"{options['deck'] // 3 - table_hands} players, not {players}")
+        return WidowState(variant, players, options, seed, decks, dealer)
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        if len(cards) != 3:
+            raise RulesError(f"a hand in this game has 3 cards, not {len(cards)}")
+        if len(set(cards)) != 3:
+            raise RulesError("a hand cannot hold the same card twice")
+        if options["deck"] == 32 and any(c >> 2 < 5 for c in cards):
+            low = " ".join(str(c) for c in cards if c >> 2 < 5)
+            raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
+        return evaluate_hand(cards, options)
+
+
+WIDOW: Final = WidowFamily()
+
+
+class Lives:
+    """Who is still in, with how many lives, and when the others went out (RULES.md 1).
+
+    Elimination bookkeeping any lives game needs: seats clockwise skipping those out,
+    a round's losses with the "every player would be eliminated" cancel rule, forfeits,
+    and placements (players in by lives, then players out by the round they went out,
+    later is better, forfeits last in the order they forfeited).
+    """
+
+    def __init__(self, players: int, lives: int, free_ride: bool) -> None:
+        self.lives = [lives] * players
+        self.active = [True] * players
+        self.floor = 0 if free_ride else 1
+        self.out_round = [0] * players
+        self.forfeits = [0] * players
+
+    @property
+    def count(self) -> int:
+        """Players still in."""
+        return sum(self.active)
+
+    def left(self, seat: int) -> int:
+        """The next seat clockwise that is still in."""
+        active = self.active
+        n = len(active)
+        seat = (seat + 1) % n
+        while not active[seat]:
+            seat = (seat + 1) % n
+        return seat
+
+    def order(self, dealer: int) -> list[int]:
+        """Seats still in, from the dealer's left round to the dealer (or its place)."""
+        order = []
+        seat = dealer
+        for _ in range(self.count):
+            seat = self.left(seat)
+            order.append(seat)
+        return order
+
+    def settle(self, losses: Sequence[int], round_number: int) -> tuple[bool, list[int]]:
+        """Apply a round's losses: (cancelled, seats eliminated).
+
+        If they would eliminate every player still in, nothing changes (cancelled).
+        """
+        after = [have - lost for have, lost in zip(self.lives, losses)]
+        out = [s for s, a in enumerate(self.active) if a and after[s] < self.floor]
+        if out and len(out) == self.count:
+            return True, []
+        self.lives = after
+        for s in out:
+            self.active[s] = False
+            self.out_round[s] = round_number
+        return False, out
+
+    def forfeit(self, seat: int) -> None:
+        """Take ``seat`` out now, placed below every seat that did not forfeit."""
+        self.active[seat] = False
+        self.forfeits[seat] = max(self.forfeits) + 1
+
+    def placements(self) -> tuple[int, ...]:
+        """Competition ranks of every seat (1 = best)."""
+        keys = [
+            (-1, f) if f else ((1, lives) if active else (0, out))
+            for f, lives, active, out in zip(self.forfeits, self.lives, self.active, self.out_round)
+        ]
+        return rank_placements(keys)
+
+
+class WidowState(MatchState):
+    """A match of the widow family."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> None:
+        super().__init__(variant, players, options, seed)
+        o = options
+        self._fresh = new_deck(o["deck"])
+        self._decks = [check_deck(d, self._fresh) for d in decks or ()]
+        self._switch = o["table"] == "switch"
+        self._feuer, self._thirty_one = special_flags(o)
+        self._akt_only = bool(o["blitz_only_akt"])
+        self._blind_swap = bool(o["blind_swap"])
+        self._knock_anytime = bool(o["knock_first_round"])
+        self._knock_after_swap = bool(o["knock_after_swap"])
+        self._max_turns: int = o["max_turns"]
+        self.seats = Lives(players, o["lives"], o["free_ride"])
+        self.dealer = dealer
+        self._round = 0
+        self.hands: list[list[Card]] = [[] for _ in range(players)]
+        self.table: list[list[Card]] = []
+        """The widow (one hand) or Switch's two table hands."""
+        self.face_up: list[list[bool]] = []
+        self.discarded: list[Card] = []
+        """Cards out of play this round: old widows, renewed table hands, forfeited hands."""
+        self.stock = Stock(())
+        self.knocker = -1
+        self.dealer_choice: str | None = None
+        self._seat = 0
+        self._phase = _OVER
+        self._last_turns = 0
+        self._passes = 0
+        self._played = [False] * players
+        self._unplayed = 0
+        self._round_turns = 0
+        self._legal: list[Action] | None = None
+        self._lives_view: tuple[int, ...] = ()
+        self._active_view: tuple[bool, ...] = ()
+        self._table_key = "table" if self._switch else "widow"
+        self._views: list[tuple[str | None, ...]] = []
+        self._table_public: Any = ()
+        """What every seat sees of the table: the widow, or Switch's two hands (None: face down)."""
+        self._start_round()
+
+    # -- the public interface -------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self._phase == _OVER else self._seat
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    @property
+    def active(self) -> list[bool]:
+        """Which seats are still in."""
+        return self.seats.active
+
+    def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            phase = self._phase
+            if phase in (_TURN, _RENEWED):
+                legal = self._turn_actions(phase == _RENEWED)
+            elif phase == _CHOICE:
+                legal = [KEEP, SWAP_HAND]
+            else:
+                legal = []
+            self._legal = legal
+        return legal
+
+    def apply(self, action: Action) -> None:
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        for candidate in legal:  # identity first: legal actions are interned
+            if candidate is action:
+                break
+        else:
+            if action not in legal:
+                raise self._illegal(action)
+            action = legal[legal.index(action)]
+        self._legal = None
+        seat = self._seat
+        kind = action.kind
+        if kind == "swap_one":
+            self._swap_one(seat, action)
+        elif kind == "pass":
+            self.log.append(Event("action", seat, {"action": "pass"}))
+            self._end_turn(seat, passed=True)
+        elif kind == "knock":
+            self.log.append(Event("action", seat, {"action": "knock"}))
+            self._end_turn(seat, knocks=True)
+        elif kind == "swap_all":
+            self._swap_all(seat, action)
+        elif kind == "swap_blind":
+            self._swap_blind(seat, action)
+        elif kind == "renew":
+            self._renew(seat, action)
+        else:
+            self._dealer_chooses(action)
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        phase = self._phase
+        knocker = self.knocker
+        obs: dict[str, Any] = {
+            "seat": seat,
+            "round": self._round,
+            "dealer": self.dealer,
+            "to_move": None if phase == _OVER else self._seat,
+            "phase": "last_turn" if phase == _TURN and knocker >= 0 else _PHASES[phase],
+            "hand": [NAMES[c] for c in self.hands[seat]],
+            self._table_key: self._table_public,
+            "stock": len(self.stock),
+            "knocker": knocker if knocker >= 0 else None,
+            "dealer_choice": self.dealer_choice,
+            "passes": self._passes,
+            "lives": self._lives_view,
+            "active": self._active_view,
+        }
+        if phase == _CHOICE and self._switch and seat == self.dealer:
+            obs["other_hand"] = card_names(self.table[0])
+        return obs
+
+    def forfeit(self, seat: int) -> None:
+        if self.outcome is not None or not self.seats.active[seat]:
+            return
+        owed = self._owed_last_turns()
+        self.discarded.extend(self.hands[seat])
+        self.hands[seat] = []
+        if not self._played[seat]:
+            self._unplayed -= 1
+        self.seats.forfeit(seat)
+        self._legal = None
+        self._publish()
+        self.log.append(Event("forfeit", seat, {}))
+        if self.seats.count <= 1:
+            self._finish("every other player forfeited" if self.seats.count else "every player forfeited")
+        elif self._phase == _CHOICE:
+            if seat == self.dealer:  # the widow is turned up as if the dealer had kept its hand
+                self._turn_up()
+        elif seat in owed:
+            self._last_turns -= 1
+            if self._last_turns == 0:
+                self._showdown()
+            elif seat == self._seat:
+                self._next_seat(seat)
+        elif seat == self._seat:
+            self._next_seat(seat)
+
+    # -- turns ----------------------------------------------------------------------
+
+    def _turn_actions(self, renewed: bool) -> list[Action]:
+        """Every legal action of the seat to move in a turn (``renewed``: after renew down)."""
+        hand = self.hands[self._seat]
+        pre_knock = self.knocker < 0
+        may_knock = pre_knock and (self._knock_anytime or self._unplayed == 0)
+        if self._switch:
+            legal = self._switch_exchanges(hand)
+            if not renewed:
+                if len(self.stock) >= 3:
+                    legal.extend(RENEW[0] + RENEW[1])
+                if not pre_knock:
+                    legal.append(PASS)
+        else:
+            legal = [SWAP_ONE[give][take] for give in hand for take in self.table[0]]
+            legal.append(SWAP_ALL)
+            legal.append(PASS)
+        if may_knock and self._knock_after_swap:
+            legal.extend([Action.of(a.kind, *a.cards, arg=f"{a.arg} knock".lstrip()) for a in legal
+                          if a.kind.startswith("swap")])
+        if may_knock and not renewed:
+            legal.append(KNOCK)
+        return legal
+
+    def _switch_exchanges(self, hand: list[Card]) -> list[Action]:
+        """Switch: one card for any table card (face up by name, face down by place), or a whole table hand."""
+        legal: list[Action] = []
+        for h, (cards, up) in enumerate(zip(self.table, self.face_up)):
+            for p in range(3):
+                if up[p]:
+                    take = cards[p]
+                    legal.extend(SWAP_ONE[give][take] for give in hand)
+                else:
+                    legal.extend(SWAP_BLIND[give][h][p] for give in hand)
+        legal.extend(SWAP_TABLE)
+        return legal
+
+    def _dealer_chooses(self, action: Action) -> None:
+        dealer = self.dealer
+        self.dealer_choice = action.kind
+        if action is SWAP_HAND:
+            self.hands[dealer], self.table[0] = self.table[0], self.hands[dealer]
+            self.log.append(Event("action", dealer, {"action": "swap_hand"},
+                                  {dealer: {"hand": card_names(self.hands[dealer])}}))
+        else:
+            self.log.append(Event("action", dealer, {"action": "keep"}))
+        self._turn_up()
+
+    def _swap_one(self, seat: int, action: Action) -> None:
+        give, take = action.cards
+        hand = self.hands[seat]
+        hand[hand.index(give)] = take
+        for h, cards in enumerate(self.table):
+            if take in cards:
+                cards[cards.index(take)] = give
+                self._refresh_table(h)
+                break
+        self.log.append(Event("action", seat, {"action": action.text}))
+        self._end_turn(seat, knocks=action.arg == "knock")
+
+    def _swap_blind(self, seat: int, action: Action) -> None:
+        give = action.cards[0]
+        h, p = int(action.arg[0]), int(action.arg[2])
+        hand = self.hands[seat]
+        take = self.table[h][p]
+        hand[hand.index(give)] = take
+        self.table[h][p] = give
+        self.face_up[h][p] = True
+        self._refresh_table(h)
+        self.log.append(Event("action", seat, {"action": action.text}, {seat: {"received": [NAMES[take]]}}))
+        self._end_turn(seat, knocks=action.arg.endswith("knock"))
+
+    def _swap_all(self, seat: int, action: Action) -> None:
+        h = int(action.arg[0]) if self._switch else 0
+        given = self.hands[seat]
+        self.hands[seat], self.table[h] = self.table[h], given
+        public = {"action": action.text, "gave": card_names(given)}
+        if all(self.face_up[h]):
+            self.log.append(Event("action", seat, public))
+        else:
+            self.face_up[h] = [True, True, True]
+            self.log.append(Event("action", seat, public, {seat: {"received": card_names(self.hands[seat])}}))
+        self._refresh_table(h)
+        self._end_turn(seat, knocks=action.arg.endswith("knock"))
+
+    def _renew(self, seat: int, action: Action) -> None:
+        h = int(action.arg[0])
+        up = action.arg.endswith("up")
+        self.discarded.extend(self.table[h])
+        self.table[h] = self.stock.deal_many(3)
+        self.face_up[h] = [up, up, up]
+        self._refresh_table(h)
+        public: dict[str, Any] = {"action": action.text, "stock": len(self.stock)}
+        if up:
+            public["cards"] = card_names(self.table[h])
+        self.log.append(Event("action", seat, public))
+        if up:
+            self._end_turn(seat)
+        else:
+            self._phase = _RENEWED
+
+    def _end_turn(self, seat: int, *, passed: bool = False, knocks: bool = False) -> None:
+        """Close ``seat``'s turn: a 31 or Feuer, the last turns, passes, then the next seat."""
+        self._phase = _TURN
+        if not self._played[seat]:
+            self._played[seat] = True
+            self._unplayed -= 1
+        self._round_turns += 1
+        if (self._feuer or self._thirty_one) and self._special(seat):
+            self._special_end([seat])
+            return
+        if knocks:
+            self.knocker = seat
+            self._passes = 0
+            self._last_turns = self.seats.count - 1
+        elif self.knocker >= 0:
+            self._last_turns -= 1
+            if self._last_turns == 0:
+                self._showdown()
+                return
+        elif passed:
+            self._passes += 1
+            if self._passes >= self.seats.count and not self._new_widow():
+                return
+        else:
+            self._passes = 0
+        if self._round_turns >= self._max_turns:
+            self._end_round("turn_cap", [0] * self.players)
+            return
+        self._next_seat(seat)
+
+    def _next_seat(self, seat: int) -> None:
+        self._phase = _TURN
+        self._seat = self.seats.left(seat)
+
+    def _new_widow(self) -> bool:
+        """Every player still in passed: a new widow from the stock, or a draw if it is short."""
+        if len(self.stock) < 3:
+            self._end_round("draw", [0] * self.players)
+            return False
+        self.discarded.extend(self.table[0])
+        self.table[0] = self.stock.deal_many(3)
+        self._passes = 0
+        self._refresh_table(0)
+        self.log.append(Event("new_widow", None, {"cards": card_names(self.table[0]), "stock": len(self.stock)}))
+        return True
+
+    def _owed_last_turns(self) -> list[int]:
+        """Seats still owed a last turn after a knock, from the seat to move on."""
+        owed = []
+        if self.knocker >= 0 and self._phase != _OVER:
+            s = self._seat
+            for _ in range(self._last_turns):
+                owed.append(s)
+                s = self.seats.left(s)
+        return owed
+
+    # -- rounds -------------------------------------------------------------------
+
+    def _deck_for_round(self) -> Stock:
+        index = self._round - 1
+        if index < len(self._decks):
+            return Stock(self._decks[index])
+        return Stock(self._fresh, derive_seed(self.seed, DEAL, self._round))
+
+    def _start_round(self) -> None:
+        """Deal: three cards at a time round the table from the dealer's left, then the table."""
+        self._round += 1
+        seats = self.seats
+        order = seats.order(self.dealer)
+        self.log.append(Event("round_start", None, {
+            "round": self._round, "dealer": self.dealer, "lives": list(seats.lives), "active": list(seats.active),
+        }))
+        self._publish()
+        deck = self._deck_for_round()
+        count = len(order)
+        table_hands = 2 if self._switch else 1
+        dealt = deck.deal_many(3 * (count + table_hands))
+        hands = self.hands = [[] for _ in range(self.players)]
+        for i, s in enumerate(order):
+            hands[s] = dealt[i : 3 * count : count]
+        self.table = [dealt[3 * (count + h) : 3 * (count + h + 1)] for h in range(table_hands)]
+        self.face_up = [[False] * 3 for _ in range(table_hands)]
+        self.discarded = []
+        self.stock = deck
+        self.knocker = -1
+        self.dealer_choice = None
+        self._passes = 0
+        self._played = [not a for a in seats.active]
+        self._unplayed = count
+        self._round_turns = 0
+        self._legal = None
+        self._views = [()] * table_hands
+        for h in range(table_hands):
+            self._refresh_table(h)
+        private: dict[int, dict[str, Any]] = {s: {"hand": card_names(hands[s])} for s in order}
+        if self._switch and self._blind_swap:
+            private[self.dealer]["other_hand"] = card_names(self.table[0])
+        self.log.append(Event("deal", None, {"stock": len(deck), self._table_key: self._table_public}, private))
+        if self._blind_swap:
+            self._seat = self.dealer
+            self._phase = _CHOICE
+        else:
+            self._turn_up()
+
+    def _turn_up(self) -> None:
+        """The first table hand is turned face up and play starts left of the dealer."""
+        self.face_up[0] = [True, True, True]
+        self._refresh_table(0)
+        self.log.append(Event("turn_up", None, {"cards": card_names(self.table[0])}))
+        order = self.seats.order(self.dealer)
+        self._seat = order[0]
+        self._phase = _TURN
+        self._legal = None
+        if self._feuer or self._thirty_one:
+            holders = [s for s in order if self._special(s)]
+            if holders:
+                self._special_end(holders)
+
+    def _refresh_table(self, h: int) -> None:
+        """Rebuild the public view of table hand ``h`` that observations share."""
+        self._views[h] = tuple([NAMES[c] if up else None for c, up in zip(self.table[h], self.face_up[h])])
+        self._table_public = tuple(self._views) if self._switch else self._views[0]
+
+    def _publish(self) -> None:
+        """Refresh the immutable views of lives and seats that observations share."""
+        self._lives_view = tuple(self.seats.lives)
+        self._active_view = tuple(self.seats.active)
+
+    # -- round ends -----------------------------------------------------------------
+
+    def _special(self, seat: int) -> int:
+        return special_level(self.hands[seat], self._feuer, self._thirty_one, self._akt_only)
+
+    def _special_end(self, seats: Sequence[int]) -> None:
+        """A 31, a blitz or Feuer ends the round at once; the highest kind counts."""
+        levels = {s: self._special(s) for s in seats}
+        top = max(levels.values())
+        holders = [s for s, level in levels.items() if level == top]
+        if self.options["special_hands"] == "schwimmen" and top == BLITZ:
+            self._showdown("thirty-one", holders)
+            return
+        losses = [0] * self.players
+        for s in self.seats.order(self.dealer):
+            if s not in holders:
+                losses[s] = self.options["knocker_blitz_penalty"] if s == self.knocker else 1
+        end = "blitz" if self.options["special_hands"] == "blitz" else "feuer"
+        self._end_round(end, losses, {s: self._evaluate(s) for s in holders}, holders)
+
+    def _evaluate(self, seat: int) -> HandValue:
+        return evaluate_hand(self.hands[seat], self.options)
+
+    def _showdown(self, end: str = "showdown", specials: Sequence[int] = ()) -> None:
+        """Hands are shown; the lowest loses (RULES.md 4.1), with the options' variations."""
+        o = self.options
+        shown = {s: self._evaluate(s) for s in self.seats.order(self.dealer)}
+        losers = self._losers(shown)
+        knocker = self.knocker if self.knocker >= 0 and self.seats.active[self.knocker] else -1
+        losses = [0] * self.players
+        for s in losers:
+            if s != knocker:
+                losses[s] = 1
+            elif len(losers) == 1 or o["knocker_tie"] == "loses":
+                losses[s] = o["knocker_penalty"]
+        self._end_round(end, losses, shown, specials)
+
+    def _losers(self, shown: Mapping[int, HandValue]) -> list[int]:
+        """The seats that lose at a showdown (before the knocker's own rules)."""
+        o = self.options
+        if o["low_threshold"] and len(shown) >= LOW_LINE_PLAYERS:
+            under = [s for s, hand in shown.items() if hand.value < LOW_LINE]
+            if under:
+                return under
+        low = min(hand.low_key for hand in shown.values())
+        lowest = [s for s, hand in shown.items() if hand.low_key == low]
+        if len(lowest) > 1 and o["tied_lowest"] == "escape":
+            return []
+        return lowest
+
+    def _end_round(self, end: str, losses: list[int], shown: Mapping[int, HandValue] | None = None,
+                   specials: Sequence[int] = ()) -> None:
+        """Apply a round's losses, log them, and deal the next round or finish the match."""
+        seats = self.seats
+        shown = shown or {}
+        cancelled, eliminated = seats.settle(losses, self._round)
+        self._publish()
+        self.log.append(Event("round_end", None, {
+            "end": end,
+            "lives_lost": losses,
+            "cancelled": cancelled,
+            "knocker": self.knocker if self.knocker >= 0 else None,
+            "specials": list(specials),
+            "hands": {str(s): card_names(self.hands[s]) for s in shown},
+            "values": {str(s): json_number(hand.value) for s, hand in shown.items()},
+            "eliminated": eliminated,
+            "lives": list(seats.lives),
+        }))
+        self._phase = _OVER
+        self._legal = None
+        if seats.count <= 1:
+            self._finish("last player in")
+        elif self._round >= self.options["max_rounds"]:
+            self._finish("round cap")
+        else:
+            self.dealer = seats.left(self.dealer)
+            self._start_round()
+
+    def _finish(self, reason: str) -> None:
+        self._phase = _OVER
+        self._legal = None
+        scores = tuple(float(x) for x in self.seats.lives)
+        self.outcome = Outcome(self.seats.placements(), scores, reason, self._round)
+        self.log.append(Event("match_end", None, self.outcome.to_dict()))
