@@ -1,0 +1,341 @@
+"""Property tests for the four- and five-card relatives (RULES.md 5): random play of
+``fifty-one``, ``fifty-one-chinese`` and ``empat-satu`` under random seeds, every allowed
+player count, random option overrides and occasional forfeits.
+
+At every step: cards are conserved, no observation or event view shows a seat another
+seat's hand, the stock or cards out of play, every listed legal action applies and
+random illegal ones are refused without a trace.  Every hand's result agrees with its
+shown values, and at the end the match stopped within its caps with placements that
+follow the standings, and replays to an identical log.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.cards import new_deck, parse_cards
+from arena.rules import Action, IllegalActionError, get_variant
+from arena.rules.game import MatchState, rank_placements
+from arena.rules.net_suit import is_clear_count
+
+VARIANTS = ["fifty-one", "fifty-one-chinese", "empat-satu"]
+CARD_RE = re.compile(r"\b([2-9TJQKA][cdhs])\b")
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+ENDING = {"stop", "knock", "pass"}
+"""Action kinds (and the ``stop`` argument) that end or may end a hand."""
+
+OVERRIDES = {
+    "fifty-one": st.fixed_dictionaries({}, optional={"rounds": st.integers(1, 4)}),
+    "fifty-one-chinese": st.fixed_dictionaries({}, optional={
+        "target": st.integers(1, 300),
+        "hand_value": st.sampled_from(["suit_sum", "net_suit"]),
+        "tie_playoff": st.booleans(),
+    }),
+    "empat-satu": st.fixed_dictionaries({}, optional={"rounds": st.integers(1, 4)}),
+}
+
+
+def cards_in(obj: Any) -> set[str]:
+    """Every card name mentioned anywhere in a JSON-ready object."""
+    return set(CARD_RE.findall(json.dumps(obj)))
+
+
+def names(cards: Any) -> set[str]:
+    return {str(c) for c in cards}
+
+
+def stock_cards(state: Any) -> list[Any]:
+    """The stock's remaining cards, dealt from a copy (the real stock is untouched)."""
+    stock = copy.deepcopy(state.stock)
+    return [stock.deal() for _ in range(len(stock))]
+
+
+def face_up(state: Any) -> list[Any]:
+    """The cards every seat sees on the table."""
+    if hasattr(state, "table"):
+        return list(state.table)
+    if hasattr(state, "face_up"):
+        return list(state.face_up)
+    return state.pile[-1:]
+
+
+def out_of_play(state: Any) -> list[Any]:
+    """Cards face down out of play (cleared, set aside) or under the discard top."""
+    if hasattr(state, "cleared"):
+        return list(state.cleared)
+    if hasattr(state, "out"):
+        return list(state.out)
+    return state.pile[:-1]
+
+
+def check_conservation(state: Any) -> None:
+    held = [c for h in state.hands for c in h] + face_up(state) + out_of_play(state)
+    assert len(held) == len(set(held)), "a card is in two places"
+    assert Counter(held + stock_cards(state)) == Counter(new_deck())
+    size = {"fifty-one": 5, "fifty-one-chinese": 5, "empat-satu": 4}[state.variant.name]
+    for seat in range(state.players):
+        if state.active[seat]:
+            extra = 1 if seat == state.to_move and state.observe(seat)["phase"] in ("discard", "first_discard") else 0
+            assert len(state.hands[seat]) == size + extra, (seat, state.hands[seat])
+
+
+def check_observations(state: Any) -> None:
+    public = names(face_up(state))
+    hidden = names(stock_cards(state)) | names(out_of_play(state))
+    for seat in range(state.players):
+        obs = state.observe(seat)
+        json.dumps(obs)  # JSON-ready
+        seen = cards_in(obs)
+        own = names(state.hands[seat])
+        assert seen <= own | public, f"seat {seat} sees {seen - own - public}"
+        assert obs["hand"] == [str(c) for c in state.hands[seat]]
+        assert obs["stock"] == len(state.stock)
+        assert not seen & hidden
+        for other in range(state.players):
+            if other != seat:
+                assert not seen & names(state.hands[other])
+        assert "seed" not in obs
+
+
+def check_events(state: Any, new: list[Any], public_before: set[str]) -> None:
+    """Seats see the public part and their own private part only; public parts name only
+    face-up cards (before or after the action), or hands shown at a hand's end."""
+    public_after = names(face_up(state))
+    for e in new:
+        public = e.view(None)
+        for seat in range(state.players):
+            view = e.view(seat)
+            mine = cards_in(dict(e.private[seat])) if e.private and seat in e.private else set()
+            others = set()
+            for other, part in (e.private or {}).items():
+                if other != seat:
+                    others |= cards_in(dict(part))
+            assert not cards_in(view) & (others - mine - cards_in(public)), f"{e.kind} leaks to seat {seat}"
+        shown = cards_in(public)
+        if e.kind == "round_end":
+            assert shown == cards_in(public.get("hands", {}))
+            if public["end"] == "turn_cap":
+                assert not shown
+        elif e.kind in ("action", "deal"):
+            assert shown <= public_before | public_after | cards_in(e.public.get("action", "")), e
+            if e.kind == "action" and e.public["action"] == "draw":
+                assert not shown
+        else:
+            assert e.kind in ("round_start", "reshuffle", "forfeit", "match_end"), e.kind
+            assert not shown
+
+
+def check_round_end(state: Any, end: dict[str, Any], start: dict[str, Any]) -> None:
+    """A hand's result agrees with the values it shows and the standings it reports."""
+    values = {int(s): v for s, v in end.get("values", {}).items()}
+    shown = {int(s): parse_cards(cards) for s, cards in end.get("hands", {}).items()}
+    for s, cards in shown.items():
+        assert start["active"][s]
+        assert state.variant.family.evaluate(cards, state.options).value == values[s]
+    name = state.variant.name
+    if name == "fifty-one":
+        if end["end"] == "showdown":
+            top = max(values.values())
+            assert all(values[w] == top for w in end["winners"])
+            tied = [s for s, v in values.items() if v == top]
+            stopper = end["stopper"]
+            assert sorted(end["winners"]) == sorted(t for t in tied if t != stopper or len(tied) == 1)
+        gained = [a - b for a, b in zip(end["hands_won"], start["hands_won"])]
+        assert gained == [int(s in end.get("winners", ())) for s in range(state.players)]
+    elif name == "empat-satu":
+        if values:
+            assert all(values[w] == max(values.values()) for w in end["winners"])
+            assert all(values[w] == min(values.values()) for w in end["losers"])
+            assert not set(end["winners"]) & set(end["losers"])
+        assert [a - b for a, b in zip(end["wins"], start["wins"])] == [
+            int(s in end.get("winners", ())) for s in range(state.players)
+        ]
+    else:
+        won = end["points_won"]
+        assert end["points"] == [a + b for a, b in zip(start["points"], won)]
+        if end["end"] != "turn_cap" and not any(is_clear_count(cards) for cards in shown.values()):
+            assert sum(won) == sum(values.values())  # a challenge moves points, it never makes them
+
+
+def random_illegal(state: Any, rng: random.Random) -> list[Action]:
+    legal = set(state.legal_actions())
+    deck = new_deck()
+    pool = [Action.of(k) for k in ("draw", "take", "knock", "stand", "pass", "stop", "clear", "challenge")]
+    for _ in range(4):
+        a, b = rng.sample(deck, 2)
+        pool += [Action.of("discard", a), Action.of("swap_one", a, b), Action.of("swap_one", a, b, arg="stop"),
+                 Action.of("trade", a), Action.of("trade", *sorted((a, b)))]
+    hand = state.hands[state.to_move]
+    pool.append(Action.of("swap_one", hand[0], hand[1]))  # two hand cards
+    pool.append(Action.of("trade", *sorted(hand)))  # the whole hand, whatever lies face up
+    return [a for a in pool if a not in legal]
+
+
+def choose(state: Any, rng: random.Random, end_p: float) -> Action:
+    legal = state.legal_actions()
+    ending = [a for a in legal if a.kind in ENDING or a.arg == "stop"]
+    others = [a for a in legal if a not in ending]
+    if ending and (not others or rng.random() < end_p):
+        return rng.choice(ending)
+    return rng.choice(others)
+
+
+def snapshot(state: Any) -> tuple[Any, ...]:
+    return (
+        [json.dumps(state.observe(s), sort_keys=True) for s in range(state.players)],
+        len(state.log),
+        [str(a) for a in state.legal_actions()],
+        state.to_move,
+    )
+
+
+def fast_copy(state: MatchState) -> MatchState:
+    """A deep copy that shares the (append-only) log entries and the variant."""
+    return copy.deepcopy(state, {id(state.log): list(state.log), id(state.variant): state.variant})
+
+
+def expected_placements(state: Any) -> tuple[int, ...]:
+    """Placements from the standings (RULES.md 5): seats that forfeited last, later better."""
+    forfeits = [e.seat for e in state.log if e.kind == "forfeit"]
+    name = state.variant.name
+    keys: list[tuple[int, ...]] = []
+    for s in range(state.players):
+        if s in forfeits:
+            keys.append((-1, forfeits.index(s)))
+        elif name == "fifty-one":
+            keys.append((1, state.won[s], state.totals[s]))
+        elif name == "empat-satu":
+            keys.append((1, state.wins[s] - state.losses[s], state.totals[s]))
+        else:
+            keys.append((1, state.points[s]))
+    return rank_placements(keys)
+
+
+def play_randomly(
+    variant_name: str, players: int, seed: int, options: dict[str, Any], rng: random.Random, end_p: float,
+    forfeit_p: float,
+) -> tuple[Any, list[tuple[int, Action | None]]]:
+    """Play a whole match, checking every step; returns the state and the steps taken
+    (``(seat, action)``, or ``(seat, None)`` for a forfeit)."""
+    state: Any = get_variant(variant_name).new_match(players, seed=seed, options=options)
+    steps: list[tuple[int, Action | None]] = []
+    check_events(state, state.log, set())
+    seen = len(state.log)
+    while not state.is_over:
+        assert len(steps) < 20_000, "the match does not end"
+        seat = state.to_move
+        assert seat is not None and state.active[seat]
+        check_conservation(state)
+        check_observations(state)
+        legal = state.legal_actions()
+        assert legal and len(set(legal)) == len(legal)
+        for action in rng.sample(random_illegal(state, rng), 2):
+            before = snapshot(state)
+            with pytest.raises(IllegalActionError):
+                state.apply(action)
+            assert snapshot(state) == before
+        if rng.random() < 0.05:
+            for action in rng.sample(legal, min(4, len(legal))):
+                twin = fast_copy(state)
+                twin.apply(action)
+                assert len(twin.log) > len(state.log)
+        public_before = names(face_up(state))
+        if rng.random() < forfeit_p:
+            quitter = rng.randrange(players)
+            state.forfeit(quitter)
+            steps.append((quitter, None))
+        else:
+            action = choose(state, rng, end_p)
+            state.apply(action)
+            steps.append((seat, action))
+        check_events(state, state.log[seen:], public_before)
+        seen = len(state.log)
+    return state, steps
+
+
+@pytest.mark.parametrize("variant_name", VARIANTS)
+@SETTINGS
+@given(
+    data=st.data(),
+    seed=st.integers(0, 2**64 - 1),
+    rng_seed=st.integers(0, 2**32 - 1),
+    max_rounds=st.integers(1, 6),
+    max_turns=st.integers(5, 120),
+    end_p=st.sampled_from([0.0, 0.05, 0.3, 0.9]),
+    forfeit_p=st.sampled_from([0.0, 0.0, 0.01]),
+)
+def test_random_play_invariants(
+    variant_name: str, data: Any, seed: int, rng_seed: int, max_rounds: int, max_turns: int, end_p: float,
+    forfeit_p: float,
+) -> None:
+    variant = get_variant(variant_name)
+    players = data.draw(st.integers(variant.min_players, variant.max_players), label="players")
+    extra = data.draw(OVERRIDES[variant_name], label="options")
+    options = {**extra, "max_rounds": max_rounds, "max_turns": max_turns}
+    resolved = variant.resolve(options)
+    state, steps = play_randomly(variant_name, players, seed, options, random.Random(rng_seed), end_p, forfeit_p)
+
+    outcome = state.outcome
+    assert outcome is not None and state.to_move is None and state.legal_actions() == []
+    assert 1 <= outcome.rounds <= max_rounds
+    starts = [e.public for e in state.log if e.kind == "round_start"]
+    ends = [e.public for e in state.log if e.kind == "round_end"]
+    assert outcome.rounds == len(starts) and len(ends) in (len(starts), len(starts) - 1)
+    for start, end in zip(starts, ends):
+        check_round_end(state, dict(end), dict(start))
+    if outcome.reason == "round cap":
+        assert outcome.rounds == max_rounds
+    if "rounds" in resolved:
+        rounds = resolved["rounds"] or 2 * players
+        assert outcome.rounds <= rounds
+        assert outcome.reason != "rounds played" or outcome.rounds == rounds
+    if outcome.reason == "target reached":
+        points = [p for s, p in enumerate(state.points) if state.active[s]]
+        leaders = [p for p in points if p == max(points)]
+        assert leaders[0] >= resolved["target"]
+        assert len(leaders) == 1 or not resolved["tie_playoff"]
+    placements = outcome.placements
+    assert len(placements) == players and 1 in placements
+    for p in placements:  # competition ranking: 1 + the number of seats placed better
+        assert p == 1 + sum(1 for q in placements if q < p)
+    assert placements == expected_placements(state)
+    assert state.log[-1].kind == "match_end"
+
+    # the same seed, actions and forfeits replay to an identical log
+    replay: Any = variant.new_match(players, seed=seed, options=options)
+    for seat, action in steps:
+        if action is None:
+            replay.forfeit(seat)
+        else:
+            assert replay.to_move == seat
+            replay.apply(action)
+    assert [e.full() for e in replay.log] == [e.full() for e in state.log]
+    assert replay.outcome == state.outcome
+
+
+@pytest.mark.parametrize("variant_name", VARIANTS)
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**64 - 1), data=st.data())
+def test_same_seed_same_deal(variant_name: str, seed: int, data: Any) -> None:
+    variant = get_variant(variant_name)
+    players = data.draw(st.integers(variant.min_players, variant.max_players), label="players")
+    a = variant.new_match(players, seed=seed)
+    b = variant.new_match(players, seed=seed)
+    assert [e.full() for e in a.log] == [e.full() for e in b.log]
+    assert [a.observe(s) for s in range(players)] == [b.observe(s) for s in range(players)]
+    other = variant.new_match(players, seed=seed ^ 1)
+    assert [e.full() for e in other.log] != [e.full() for e in a.log]
