@@ -1,4 +1,6 @@
-"""A greedy heuristic bot for the draw-and-discard family (scat and every preset).
+"""A greedy heuristic bot for the draw-and-discard family (scat and every preset); the
+four- and five-card relatives (fifty-one, fifty-one-chinese, empat-satu) are played by
+``relatives.py``, chosen by the variant's rules family.
 
 What it does, in the order ``choose`` applies it (bot.toml ``notes`` cites the rules of
 thumb behind each step):
@@ -36,6 +38,8 @@ from __future__ import annotations
 import random
 from itertools import combinations
 from typing import Any
+
+import relatives  # this folder is on sys.path (the bot host adds it)
 
 from arena.sdk import MatchInfo, hookimpl
 
@@ -448,16 +452,18 @@ def _exchange_result(hand: list[str], action: str, widow: list[str | None]) -> l
     return after if len(after) == 3 else None
 
 
-_bot: Bot | None = None
+_bot: Any = None
+"""The current match's bot: a Bot, or for the four- and five-card relatives one of relatives.FAMILIES."""
 _VALUES: dict[str, dict[int, float]] = {}
 """Hand values by the match options they were computed under (a process plays many matches)."""
 _SHIFT: dict[str, float] = {}
 
 
-def _current(match: MatchInfo) -> Bot:
+def _current(match: MatchInfo) -> Any:
     global _bot
     if _bot is None or _bot.match is not match:
-        _bot = Bot(match)
+        family = match.rules.family.name
+        _bot = relatives.FAMILIES[family](match) if family in relatives.FAMILIES else Bot(match)
     return _bot
 
 
