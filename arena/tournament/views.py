@@ -20,6 +20,7 @@ __all__ = [
     "Crosstable",
     "Replay",
     "EXPORT_FIELDS",
+    "STANDING_FIELDS",
     "ResultsError",
     "Standing",
     "check_variant",
@@ -30,6 +31,7 @@ __all__ = [
     "pick_tournament",
     "replay",
     "rerate",
+    "score_share",
     "standings",
     "variants_played",
 ]
@@ -92,12 +94,19 @@ class _Tally:
     faults: int = 0
 
 
+STANDING_FIELDS = (
+    "rank", "bot", "hash", "version", "rating", "mu", "sigma", "matches", "wins", "average_placement", "faults",
+)
+"""The columns of a ranking as data (``arena table --json`` / ``--csv``), in order."""
+
+
 @dataclass(frozen=True)
 class Standing:
     """One bot version's line in a ranking table."""
 
     rank: int
-    """Competition rank (1, 2, 2, 4) by conservative rating: equal ratings share a rank."""
+    """Competition rank (1, 2, 2, 4) by conservative rating: ratings equal to two decimals
+    share a rank."""
     version: VersionRow
     rating: Rating
     matches: int
@@ -158,8 +167,10 @@ def standings(store: Store, tournament: str, variant: str | None = None) -> list
 
 
 def _rank_key(rating: Rating) -> float:
-    """The conservative rating, rounded so float noise cannot split a tie."""
-    return round(rating.conservative, 6)
+    """The conservative rating as tables show it (two decimals): TrueSkill's free-for-all
+    update depends slightly on seat order, so bots that tied every match differ in the
+    fourth decimal, and a rank split that a reader cannot see would look like a bug."""
+    return round(rating.conservative, 2)
 
 
 # -- head to head -------------------------------------------------------------------------
@@ -179,13 +190,13 @@ class Crosstable:
         """``a``'s (wins, ties, losses) against ``b``; ``None`` if they never met."""
         return self.records.get((a, b))
 
-    def share(self, a: int, b: int) -> float | None:
-        """``a``'s score against ``b``, a tie counting half: 1.0 = always placed better."""
-        record = self.record(a, b)
-        if record is None:
-            return None
-        wins, ties, losses = record
-        return (wins + ties / 2) / (wins + ties + losses)
+
+def score_share(record: tuple[int, int, int]) -> float:
+    """The score of a (wins, ties, losses) record, a tie counting half: 1.0 = always placed
+    better; 0.0 for no meetings."""
+    wins, ties, losses = record
+    met = wins + ties + losses
+    return (wins + ties / 2) / met if met else 0.0
 
 
 def crosstable(store: Store, tournament: str, variant: str | None = None) -> Crosstable:

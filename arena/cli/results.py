@@ -1,0 +1,432 @@
+"""Commands that read the results store: ``table``, ``crosstable``, ``show``, ``export`` and
+``rerate``.  They only print; what they print is computed in :mod:`arena.tournament.views`."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, TextIO
+
+import typer
+from tabulate import tabulate, tabulate_formats
+
+from arena.cli._app import app, fail, user_errors
+from arena.rules.hands import format_value
+from arena.tournament.store import DEFAULT_DB
+from arena.tournament.views import (
+    EXPORT_FIELDS,
+    STANDING_FIELDS,
+    Crosstable,
+    Replay,
+    Standing,
+    check_variant,
+    crosstable,
+    export_rows,
+    labels,
+    open_store,
+    pick_tournament,
+    replay,
+    rerate,
+    score_share,
+    standings,
+)
+
+Db = Annotated[
+    Path, typer.Option("--db", envvar="ARENA_DB", help="The results database (or set ARENA_DB).")
+]
+Tournament = Annotated[
+    str | None, typer.Option("--tournament", "-t", help="Tournament name (default: the most recently updated one).")
+]
+VariantFilter = Annotated[
+    str | None, typer.Option("--variant", "-v", help="Only this variant's matches, rated on their own.")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+Csv = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
+
+
+def _machine_output(as_json: bool, as_csv: bool) -> None:
+    if as_json and as_csv:
+        raise fail("--json and --csv exclude each other: choose one")
+
+
+def _write_csv(out: TextIO, fields: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> int:
+    """CSV with a header line; returns the number of rows written."""
+    writer = csv.DictWriter(out, fieldnames=list(fields), lineterminator="\n")
+    writer.writeheader()
+    count = 0
+    for row in rows:
+        writer.writerow(row)
+        count += 1
+    return count
+
+
+def _scope_line(tournament: str, variant: str | None, matches: int) -> str:
+    return f"tournament {tournament}, {f'variant {variant}' if variant else 'all variants'}: {matches} matches"
+
+
+# -- table --------------------------------------------------------------------------------
+
+TABLE_HEADERS = ("rank", "bot", "version", "rating", "mu", "sigma", "matches", "wins", "avg place", "faults")
+
+
+@app.command("table")
+@user_errors
+def table(
+    tournament: Tournament = None,
+    variant: VariantFilter = None,
+    db: Db = DEFAULT_DB,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Table style: any tabulate format "
+                                     "(github, rounded_outline, simple, ...).")] = "simple",
+    as_json: Json = False,
+    as_csv: Csv = False,
+) -> None:
+    """Rank a tournament's bots by conservative TrueSkill rating (mu - 3 sigma).
+
+    One line per bot version: its rating, mu and sigma, matches played, wins (first
+    places, shared ones included), average placement and faults.  Ratings share a rank
+    when equal to two decimals.  With --variant, only that variant's matches count and
+    are rated.
+    """
+    _machine_output(as_json, as_csv)
+    if fmt not in tabulate_formats:
+        raise fail(f"unknown table format {fmt!r}; choose one of: {', '.join(tabulate_formats)}")
+    if not (as_json or as_csv):
+        print_table(db, tournament, variant, fmt)
+        return
+    name, rows, matches = _ranking(db, tournament, variant)
+    if as_json:
+        typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches,
+                               "standings": [r.to_dict() for r in rows]}, indent=2))
+    else:
+        _write_csv(sys.stdout, STANDING_FIELDS, (r.to_dict() for r in rows))
+
+
+def print_table(db: Path, tournament: str | None = None, variant: str | None = None, fmt: str = "simple") -> None:
+    """Print a tournament's ranking (default: the latest) as `arena table` does, with the
+    line naming it; the tournament commands end with it."""
+    name, rows, matches = _ranking(db, tournament, variant)
+    typer.echo(_scope_line(name, variant, matches))
+    typer.echo(tabulate([_table_row(r) for r in rows], headers=TABLE_HEADERS, tablefmt=fmt, floatfmt=".2f",
+                        disable_numparse=[1, 2]))
+
+
+def _ranking(db: Path, tournament: str | None, variant: str | None) -> tuple[str, list[Standing], int]:
+    """The tournament's name, its standings and how many matches they rest on."""
+    with open_store(db) as store:
+        name = pick_tournament(store, tournament)
+        return name, standings(store, name, variant), store.count(name, variant)
+
+
+def _table_row(row: Standing) -> list[object]:
+    version = row.version
+    return [
+        row.rank, version.bot, f"{version.manifest.get('version', '?')} {version.hash[:8]}",
+        row.rating.conservative, row.rating.mu, row.rating.sigma, row.matches, row.wins, row.average_placement,
+        row.faults,
+    ]
+
+
+# -- crosstable ---------------------------------------------------------------------------
+
+CROSSTABLE_FIELDS = ("bot", "opponent", "wins", "ties", "losses", "share")
+
+
+@app.command("crosstable")
+@user_errors
+def crosstable_command(
+    tournament: Tournament = None,
+    variant: VariantFilter = None,
+    db: Db = DEFAULT_DB,
+    share: Annotated[bool, typer.Option("--share", help="Cells show the row bot's score share in percent "
+                                        "(a tie counts half) instead of wins-ties-losses.")] = False,
+    as_json: Json = False,
+    as_csv: Csv = False,
+) -> None:
+    """Head-to-head results: how often each bot placed better than, level with, or worse
+    than each other bot it sat at a table with.
+
+    Every pair of seats at a table is one meeting, so a four-player match counts for each
+    of the six pairs in it.  Rows and columns follow the ranking of `arena table`.
+    """
+    _machine_output(as_json, as_csv)
+    with open_store(db) as store:
+        name = pick_tournament(store, tournament)
+        result = crosstable(store, name, variant)
+        matches = store.count(name, variant)
+    pairs = list(_pairs(result))
+    if as_json:
+        typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches,
+                               "bots": list(labels(result.versions).values()), "pairs": pairs}, indent=2))
+    elif as_csv:
+        _write_csv(sys.stdout, CROSSTABLE_FIELDS, pairs)
+    else:
+        typer.echo(_scope_line(name, variant, matches))
+        typer.echo(tabulate(_matrix(result, share), headers=_matrix_headers(result), disable_numparse=True))
+        typer.echo("\ncell: the row bot's " + ("score share against the column bot (a tie counts half)" if share
+                   else "wins-ties-losses against the column bot (placed better, same, worse)")
+                   + "; total: its share against everyone; . = never met")
+
+
+def _pairs(result: Crosstable) -> Iterator[dict[str, Any]]:
+    names = labels(result.versions)
+    for a in result.versions:
+        for b in result.versions:
+            record = result.record(a.id, b.id)
+            if record is not None:
+                yield {"bot": names[a.id], "opponent": names[b.id], "wins": record[0], "ties": record[1],
+                       "losses": record[2], "share": round(score_share(record), 4)}
+
+
+def _matrix_headers(result: Crosstable) -> list[str]:
+    return ["#", "bot", *(str(i) for i in range(1, len(result.versions) + 1)), "total"]
+
+
+def _matrix(result: Crosstable, share: bool) -> list[list[object]]:
+    names = labels(result.versions)
+    rows: list[list[object]] = []
+    for i, a in enumerate(result.versions, 1):
+        cells: list[object] = [i, names[a.id]]
+        wins = ties = losses = 0
+        for b in result.versions:
+            record = result.record(a.id, b.id)
+            if a.id == b.id:
+                cells.append("-")
+            elif record is None:
+                cells.append(".")
+            else:
+                wins, ties, losses = wins + record[0], ties + record[1], losses + record[2]
+                cells.append(_percent(score_share(record)) if share else "-".join(map(str, record)))
+        cells.append(_percent(score_share((wins, ties, losses))) if wins + ties + losses else ".")
+        rows.append(cells)
+    return rows
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:.0f}%"
+
+
+# -- show ---------------------------------------------------------------------------------
+
+SEAT_FIELDS = frozenset({"dealer", "knocker", "stopper", "caller", "winner"})
+"""Event fields holding one seat number, printed as that seat and its bot."""
+SEAT_LIST_FIELDS = frozenset({"eliminated", "blitz", "winners", "losers"})
+"""Event fields holding a list of seat numbers."""
+
+
+@app.command("show")
+@user_errors
+def show(
+    match_id: Annotated[str, typer.Argument(metavar="MATCH", help="A match id (`arena export` lists them).")],
+    db: Db = DEFAULT_DB,
+    seat: Annotated[int | None, typer.Option("--seat", "-s", help="Show only what this seat saw during play.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the match and its log as JSON.")] = False,
+) -> None:
+    """Replay a stored match round by round: the deal, every action, each round's end and
+    the final placements and faults.
+
+    After the match a spectator sees everything, every hand included; --seat N shows the
+    match as seat N saw it while playing (its own cards, everyone's public moves).
+    """
+    with open_store(db) as store:
+        shown = replay(store, match_id, seat)
+    if as_json:
+        typer.echo(json.dumps(_replay_dict(shown), indent=2))
+        return
+    for line in _replay_lines(shown):
+        typer.echo(line)
+
+
+def _replay_dict(shown: Replay) -> dict[str, Any]:
+    match = shown.match
+    return {
+        "id": match.id, "tournament": match.tournament, "variant": match.variant, "options": match.options,
+        "seed": match.seed, "reason": match.reason, "rounds": match.rounds, "decisions": match.decisions,
+        "sandbox": match.sandbox, "duration_s": match.duration_s, "finished": _when(match.finished),
+        "seats": [{"seat": i, "bot": v.bot, "hash": v.hash, "label": v.label, "placement": s.placement,
+                   "score": s.score, "faults": s.faults, "decisions": s.decisions, "think_s": s.think_s}
+                  for i, (v, s) in enumerate(zip(shown.versions, match.seats))],
+        "faults": match.faults, "viewer": shown.viewer, "log": shown.events,
+    }
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def _replay_lines(shown: Replay) -> Iterator[str]:
+    match = shown.match
+    names = labels(shown.versions)
+
+    def who(seat: int) -> str:
+        return f"seat {seat} ({names[shown.versions[seat].id]})"
+
+    options = ", ".join(f"{k}={_text(v)}" for k, v in match.options.items()) or "the variant's defaults"
+    yield f"match {match.id}"
+    yield f"tournament {match.tournament}, variant {match.variant} ({options}), seed {match.seed}"
+    yield f"played {_when(match.finished)} in {match.duration_s:.2f} s, sandbox: {', '.join(match.sandbox) or 'none'}"
+    for i, version in enumerate(shown.versions):
+        yield f"  {who(i)}: {version.label} {version.hash[:8]}"
+    yield ("as a spectator sees it after the match" if shown.viewer is None
+           else f"as {who(shown.viewer)} saw it during play")
+    for event in shown.events:
+        yield from _event_lines(event, who)
+    yield ""
+    yield f"result: {match.reason} after {match.rounds} rounds, {match.decisions} decisions"
+    placed = sorted(enumerate(match.seats), key=lambda item: (item[1].placement, item[0]))
+    rows = [[s.placement, i, names[shown.versions[i].id], format_value(s.score), s.faults, s.decisions,
+             1000 * s.think_s / s.decisions if s.decisions else None] for i, s in placed]
+    yield tabulate(rows, floatfmt=".2f", missingval="-", disable_numparse=[2],
+                   headers=["place", "seat", "bot", "score", "faults", "decisions", "mean ms"])
+    if match.faults:
+        yield "\nfaults:"
+        yield tabulate([[f.get("seat"), f.get("kind"), f.get("penalty"), f.get("decision"), f.get("detail")]
+                        for f in match.faults], headers=["seat", "fault", "penalty", "decision", "detail"])
+
+
+def _event_lines(event: Mapping[str, Any], who: Callable[[int], str]) -> Iterator[str]:
+    """An event as text: the kinds every family shares in their own form, any other kind
+    as ``kind: key value · ...`` so new families print without changes here."""
+    kind = str(event.get("event", "?"))
+    seat = event.get("seat")
+    fields = {k: v for k, v in event.items() if k not in ("event", "seat", "private")}
+    private: Mapping[str, Mapping[str, Any]] = event.get("private", {})
+    subject = who(seat) if isinstance(seat, int) else ""
+    if kind == "round_start":
+        yield ""
+        yield f"Round {fields.pop('round', '?')}: {_fields(fields, who)}"
+    elif kind == "action":
+        text = fields.pop("action", "?")
+        extra = _fields(fields, who)
+        hidden = [("" if int(s) == seat else f"{who(int(s))} ") + _fields(p, who) for s, p in private.items()]
+        yield (f"  {subject}: {text}" + (f" · {extra}" if extra else "")
+               + "".join(f" [{h}]" for h in hidden))
+    elif kind == "round_end":
+        hands = fields.pop("hands", {})
+        values = fields.pop("values", {})
+        end = fields.pop("end", None)
+        yield f"round end{f' ({end})' if end else ''}: {_fields(fields, who)}"
+        for s, cards in hands.items():
+            value = f" = {_text(values[s])}" if s in values else ""
+            yield f"  {who(int(s))} shows {_text(cards)}{value}"
+    elif kind == "match_end":
+        yield ""
+        yield f"match end: {fields.get('reason', '?')} after {fields.get('rounds', '?')} rounds"
+    else:
+        heading = f"{kind} {subject}".rstrip()
+        yield f"{heading}: {_fields(fields, who)}" if fields else heading
+    if kind != "action":
+        for s, part in private.items():
+            yield f"  {who(int(s))}: {_fields(part, who)}"
+
+
+def _fields(fields: Mapping[str, Any], who: Callable[[int], str]) -> str:
+    """``key value · key value``, seat numbers named with their bot."""
+    parts = []
+    for key, value in fields.items():
+        if key in SEAT_FIELDS and isinstance(value, int):
+            text = who(value)
+        elif key in SEAT_LIST_FIELDS and isinstance(value, list):
+            text = ", ".join(who(s) for s in value) or "none"
+        else:
+            text = _text(value)
+        parts.append(f"{key.replace('_', ' ')} {text}")
+    return " · ".join(parts)
+
+
+def _text(value: Any) -> str:
+    """A log value as text: lists space-separated (cards, per-seat numbers), numbers as the
+    rules write them."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return format_value(value)
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return " ".join(_text(v) for v in value) or "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_text(v)}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+# -- export -------------------------------------------------------------------------------
+
+
+@app.command("export")
+@user_errors
+def export(
+    tournament: Annotated[str | None, typer.Option("--tournament", "-t", help="Only this tournament "
+                                                   "(default: every tournament).")] = None,
+    variant: VariantFilter = None,
+    db: Db = DEFAULT_DB,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="jsonl (one JSON object a line) or csv.")] = "jsonl",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file "
+                                                "(default: standard output).")] = None,
+    logs: Annotated[bool, typer.Option("--logs", help="jsonl only: add each match's full event log to its "
+                                       "seat 0 row.")] = False,
+) -> None:
+    """Write the results for other tools: one row per seat of every stored match.
+
+    Columns: match, tournament, variant, seed, seat, bot, hash (the version), label
+    (bot@version), placement, score, faults, decisions, think_s, reason, rounds, finished
+    (UTC).  Rows come in schedule order.
+    """
+    if fmt not in ("jsonl", "csv"):
+        raise fail(f"unknown export format {fmt!r}; choose jsonl or csv")
+    if logs and fmt != "jsonl":
+        raise fail("--logs needs --format jsonl (a CSV cell cannot hold a log)")
+    with open_store(db) as store:
+        name = None if tournament is None else pick_tournament(store, tournament)
+        if name is not None:
+            check_variant(store, name, variant)
+        with _destination(output) as out:
+            rows = export_rows(store, name, variant, logs=logs)
+            count = _write_csv(out, EXPORT_FIELDS, rows) if fmt == "csv" else _write_jsonl(out, rows)
+    if output is not None:
+        typer.echo(f"wrote {count} rows to {output}", err=True)
+
+
+@contextmanager
+def _destination(output: Path | None) -> Iterator[TextIO]:
+    if output is None:
+        yield sys.stdout
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("w", encoding="utf-8", newline="") as out:
+        yield out
+
+
+def _write_jsonl(out: TextIO, rows: Iterable[Mapping[str, Any]]) -> int:
+    count = 0
+    for row in rows:
+        out.write(json.dumps(row, separators=(",", ":")) + "\n")
+        count += 1
+    return count
+
+
+# -- rerate -------------------------------------------------------------------------------
+
+
+@app.command("rerate")
+@user_errors
+def rerate_command(
+    tournament: Annotated[str | None, typer.Option("--tournament", "-t", help="Only this tournament "
+                                                   "(default: every tournament).")] = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Recompute every rating from the stored matches, overall and per variant.
+
+    Ratings are a cache of the matches, updated as they are played; this rebuilds the
+    cache from scratch (after a TrueSkill environment change, or to check it).
+    """
+    with open_store(db) as store:
+        names = [pick_tournament(store, tournament)] if tournament else [t for t, _, _ in store.tournaments()]
+        for name in names:
+            rated = rerate(store, name)
+            per_variant = ", ".join(f"{v} {n}" for v, n in rated.items() if v is not None)
+            typer.echo(f"{name}: {rated[None]} matches rated" + (f" ({per_variant})" if per_variant else ""))
