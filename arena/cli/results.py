@@ -426,6 +426,8 @@ def rerate_command(
     """
     with open_store(db) as store:
         names = [pick_tournament(store, tournament)] if tournament else [t for t, _, _ in store.tournaments()]
+        if not names:
+            typer.echo(f"no tournaments in {db}: nothing to rate")
         for name in names:
             rated = rerate(store, name)
             per_variant = ", ".join(f"{v} {n}" for v, n in rated.items() if v is not None)

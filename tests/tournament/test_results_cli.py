@@ -266,6 +266,12 @@ def test_rerate_recomputes_the_cached_ratings(db: Path) -> None:
             assert cached[1] == store.count(tournament, variant)
 
 
+def test_rerate_of_an_empty_database_says_there_is_nothing(tmp_path: Path) -> None:
+    Store(tmp_path / "arena.db").close()
+    result = arena("rerate", db=tmp_path / "arena.db")
+    assert result.returncode == 0 and result.stdout == f"no tournaments in {tmp_path / 'arena.db'}: nothing to rate\n"
+
+
 def test_every_command_explains_itself() -> None:
     for command, phrase in (("table", "conservative TrueSkill rating"), ("crosstable", "Head-to-head"),
                             ("show", "round by round"), ("export", "one row per seat"),
