@@ -16,8 +16,8 @@ from typing import Any, Final
 
 from arena.cards import NAMES, Card, Stock, card_names
 from arena.rules.game import Action, Event
-from arena.rules.hands import HandValue, json_number
-from arena.rules.net_suit import check_hand, net_suit_value, one_suit
+from arena.rules.hands import HandValue
+from arena.rules.net_suit import check_hand, net_suit_key, net_suit_value, one_suit
 from arena.rules.options import OptionSpec
 from arena.rules.series import DISCARD, SeriesState, cap_options
 from arena.rules.variant import Family, Variant
@@ -156,24 +156,23 @@ class EmpatSatuState(SeriesState):
     def _showdown(self, end: str) -> None:
         """Highest key wins, lowest loses; the loser deals next and the winner plays first."""
         order = self._order(self.first if self.active[self.first] else self._next(self.first))
-        values = {s: hand_value(self.hands[s]) for s in order}
-        keys = [values[s].low_key for s in order]
-        top, bottom = max(keys), min(keys)
-        winners = [s for s in order if top != bottom and values[s].low_key == top]
-        losers = [s for s in order if top != bottom and values[s].low_key == bottom]
+        keys = {s: net_suit_key(self.hands[s]) for s in order}
+        top, bottom = max(keys.values()), min(keys.values())
+        winners = [s for s in order if top != bottom and keys[s] == top]
+        losers = [s for s in order if top != bottom and keys[s] == bottom]
         if winners:  # the first of tied winners (losers) in turn order plays first (deals)
             self._winner, self._loser = winners[0], losers[0]
         for s in winners:
             self.wins[s] += 1
         for s in losers:
             self.losses[s] += 1
-        for s, v in values.items():
-            self.totals[s] += int(v.value)
+        for s, (value, _) in keys.items():
+            self.totals[s] += value
         self._close(end, {
             "winners": winners,
             "losers": losers,
             "hands": {str(s): card_names(self.hands[s]) for s in order},
-            "values": {str(s): json_number(v.value) for s, v in values.items()},
+            "values": {str(s): value for s, (value, _) in keys.items()},
             **self._standings(),
         })
 

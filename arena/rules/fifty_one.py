@@ -15,8 +15,8 @@ from typing import Any, Final
 
 from arena.cards import NAMES, Card, Stock, card_names, derive_seed
 from arena.rules.game import Action, Event
-from arena.rules.hands import HandValue, json_number
-from arena.rules.net_suit import check_hand, net_suit_value
+from arena.rules.hands import HandValue
+from arena.rules.net_suit import check_hand, net_suit_key, net_suit_value
 from arena.rules.options import OptionSpec
 from arena.rules.series import RESHUFFLE, SeriesState, cap_options, swap_one_actions
 from arena.rules.variant import Family, Variant
@@ -165,7 +165,7 @@ class FiftyOneState(SeriesState):
 
     def _showdown(self) -> None:
         """The highest score wins; a non-stopper tied with the stopper wins instead of it."""
-        values = {s: int(net_suit_value(self.hands[s]).value) for s in range(self.players) if self.active[s]}
+        values = {s: net_suit_key(self.hands[s])[0] for s in range(self.players) if self.active[s]}
         top = max(values.values())
         winners = [s for s, v in values.items() if v == top]
         if len(winners) > 1 and self.stopper in winners:
@@ -178,7 +178,7 @@ class FiftyOneState(SeriesState):
             "stopper": self.stopper if self.stopper >= 0 else None,
             "winners": winners,
             "hands": {str(s): card_names(self.hands[s]) for s in values},
-            "values": {str(s): json_number(v) for s, v in values.items()},
+            "values": {str(s): v for s, v in values.items()},
             **self._standings(),
         })
 

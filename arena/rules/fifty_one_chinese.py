@@ -21,8 +21,16 @@ from typing import Any, Final
 
 from arena.cards import NAMES, Card, Stock, card_names
 from arena.rules.game import Action, Event
-from arena.rules.hands import HandValue, json_number
-from arena.rules.net_suit import check_hand, is_clear_count, net_suit_value, one_suit, suit_sum_value
+from arena.rules.hands import HandValue
+from arena.rules.net_suit import (
+    check_hand,
+    is_clear_count,
+    net_suit_key,
+    net_suit_value,
+    one_suit,
+    suit_sum,
+    suit_sum_value,
+)
 from arena.rules.options import OptionSpec
 from arena.rules.series import DISCARD, SeriesState, cap_options, swap_one_actions
 from arena.rules.variant import Family, Variant
@@ -136,6 +144,7 @@ class ChineseFiftyOneState(SeriesState):
         self.caller = -1
         self.challengers: list[int] = []
         self._pending: list[int] = []  # seats still to decide on challenging, in order
+        self._net_suit = options["hand_value"] == "net_suit"
         self._phase = _TURN
         self._start_hand()
 
@@ -266,7 +275,7 @@ class ChineseFiftyOneState(SeriesState):
         """Show the hands and score them (:func:`hand_points`)."""
         seats = [s for s in range(self.players) if self.active[s]]
         hands = self.hands
-        values = {s: int(_value(hands[s], self.options).value) for s in seats}
+        values = {s: self._points(hands[s]) for s in seats}
         won = hand_points(
             values,
             self.caller if self.caller >= 0 else None,
@@ -281,10 +290,14 @@ class ChineseFiftyOneState(SeriesState):
             "caller": self.caller if self.caller >= 0 else None,
             "challengers": list(self.challengers),
             "hands": {str(s): card_names(hands[s]) for s in seats},
-            "values": {str(s): json_number(v) for s, v in values.items()},
+            "values": {str(s): v for s, v in values.items()},
             "points_won": change,
             "points": list(self.points),
         })
+
+    def _points(self, hand: Sequence[Card]) -> int:
+        """A hand's value under ``hand_value``: the fast path of the family's ``evaluate``."""
+        return net_suit_key(hand)[0] if self._net_suit else suit_sum(hand)
 
     def _seat_left(self, seat: int) -> None:
         if seat in self.challengers:

@@ -49,11 +49,7 @@ def swap_one_actions(hand: Iterable[Card], table: Sequence[Card], arg: str = "")
     """Every ``swap_one GIVE TAKE`` of a hand card for a face-up card (the hot path: rows
     of interned actions are built once)."""
     table = sorted(table)
-    out: list[Action] = []
-    for give in sorted(hand):
-        row = _swap_row(give, arg)
-        out += [row[take] for take in table]
-    return out
+    return [row[take] for give in sorted(hand) for row in (_swap_row(give, arg),) for take in table]
 
 
 class SeriesState(MatchState):

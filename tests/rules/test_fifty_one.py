@@ -36,7 +36,7 @@ CHINESE = get_variant("fifty-one-chinese")
         ("Ac Kc Qc Jc Tc", 51, "clubs 51"),
         ("2h 3d 4s 5c 6h", -4, "hearts 8 - 12"),
         ("As 2c 3c 4c 5c", 3, "clubs 14 - 11"),  # four low clubs beat the lone ace
-        ("9h 9d 9s 9c", -18, "clubs 9 - 27"),
+        ("9h 9d 9s 9c", -18, "spades 9 - 27"),  # four equal choices: the last suit
     ],
 )
 def test_net_suit_score_chooses_the_best_suit_and_names_it(hand: str, value: int, label: str) -> None:

@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.cards import new_deck, parse_cards
+from arena.cards import CARDS, SUIT_NAMES, new_deck, parse_cards
 from arena.rules import Action, IllegalActionError, get_variant
 from arena.rules.game import MatchState, rank_placements
-from arena.rules.net_suit import is_clear_count
+from arena.rules.net_suit import is_clear_count, net_suit_key, net_suit_value, suit_sum, suit_sum_value
 
 VARIANTS = ["fifty-one", "fifty-one-chinese", "empat-satu"]
 CARD_RE = re.compile(r"\b([2-9TJQKA][cdhs])\b")
@@ -339,3 +339,18 @@ def test_same_seed_same_deal(variant_name: str, seed: int, data: Any) -> None:
     assert [a.observe(s) for s in range(players)] == [b.observe(s) for s in range(players)]
     other = variant.new_match(players, seed=seed ^ 1)
     assert [e.full() for e in other.log] != [e.full() for e in a.log]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(hand=st.lists(st.sampled_from(CARDS), min_size=4, max_size=5, unique=True))
+def test_fast_values_match_the_evaluators(hand: list[Any]) -> None:
+    """The engine's fast paths give the evaluators' values and order; the net suit score
+    is the best, over the suits held, of that suit's points less the rest."""
+    full = net_suit_value(hand, lowest_tiebreak=True)
+    assert net_suit_key(hand) == full.low_key == full.high_key
+    held = {c.suit for c in hand}
+    assert full.value == max(2 * sum(c.points for c in hand if c.suit == s) - sum(c.points for c in hand) for s in held)
+    assert full.label.split()[0] in {SUIT_NAMES[s] for s in held}
+    assert suit_sum(hand) == suit_sum_value(hand).value == max(
+        sum(c.points for c in hand if c.suit == s) for s in range(4)
+    )
