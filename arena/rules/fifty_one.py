@@ -117,13 +117,9 @@ class FiftyOneState(SeriesState):
         legal = swap_one_actions(self.hands[seat], self.table)
         if self.stopper < 0:
             legal += swap_one_actions(self.hands[seat], self.table, STOP)
-        if self._phase == _TURN and self._turns[seat] and self._can_clear():
+        if self._phase == _TURN and self._turns[seat]:
             legal.append(CLEAR)
         return legal
-
-    def _can_clear(self) -> bool:
-        """Five new table cards can come from the stock, with earlier cleared cards reshuffled."""
-        return len(self.stock) + len(self.cleared) >= TABLE_SIZE
 
     def _act(self, seat: int, action: Action) -> None:
         if action is CLEAR:
@@ -150,7 +146,9 @@ class FiftyOneState(SeriesState):
             self._seat = self._owed[0] if self._owed else self._next(seat)
 
     def _clear(self, seat: int) -> None:
-        """The table goes out of play face down; five from the stock (reshuffled if short)."""
+        """The table goes out of play face down; five from the stock replace it.  A stock
+        too short is shuffled (seeded) with every cleared card into a new stock."""
+        self.cleared += self.table
         if len(self.stock) < TABLE_SIZE:
             self._reshuffles += 1
             rest = self.stock.deal_many(len(self.stock))
@@ -158,7 +156,6 @@ class FiftyOneState(SeriesState):
             self.stock = Stock(rest + self.cleared, seed)
             self.cleared = []
             self.log.append(Event("reshuffle", None, {"stock": len(self.stock)}))
-        self.cleared += self.table
         self.table = self.stock.deal_many(TABLE_SIZE)
         self._phase = _MUST_SWAP
         self.log.append(Event("action", seat, {"action": CLEAR.text, "table": card_names(self.table)}))

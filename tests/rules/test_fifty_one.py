@@ -131,27 +131,31 @@ def test_japanese_clear_reshuffles_the_cleared_cards_when_the_stock_is_short() -
     state: Any = JAPANESE.new_match(8, seed=seed)  # 40 + 5 dealt: the stock holds 7
     for _ in range(8):
         state.apply(state.legal_actions()[0])
+    first_table = list(state.table)
     state.apply(Action.of("clear"))  # 5 from the stock: 2 left
     state.apply(state.legal_actions()[0])
-    assert len(state.stock) == 2 and len(state.cleared) == 5
+    assert len(state.stock) == 2 and state.cleared == first_table
     rest = copy.deepcopy(state.stock).deal_many(2)
-    expected = Stock(rest + state.cleared, derive_seed(seed, RESHUFFLE, 1, 1)).deal_many(5)
-    before = list(state.table)
+    cleared = first_table + state.table  # the table being cleared is cleared too
+    expected = Stock(rest + cleared, derive_seed(seed, RESHUFFLE, 1, 1)).deal_many(5)
     state.apply(Action.of("clear"))
     assert state.table == expected
-    assert events(state, "reshuffle") == [{"stock": 7}]
-    assert state.cleared == before and len(state.stock) == 2
+    assert events(state, "reshuffle") == [{"stock": 12}]
+    assert state.cleared == [] and len(state.stock) == 7
     twin: Any = JAPANESE.new_match(8, seed=seed)
     for _, action in state.actions():
         twin.apply(action)
     assert twin.table == state.table
 
 
-def test_japanese_no_clear_when_stock_and_cleared_cards_cannot_refill_the_table() -> None:
-    state = JAPANESE.new_match(9, seed=3)  # 45 + 5 dealt: the stock holds 2, nothing cleared yet
+def test_japanese_clear_at_nine_players_reshuffles_at_once() -> None:
+    state: Any = JAPANESE.new_match(9, seed=3)  # 45 + 5 dealt: the stock holds 2
     for _ in range(9):
         state.apply(state.legal_actions()[0])
-    assert "clear" not in texts(state)
+    assert "clear" in texts(state)
+    state.apply(Action.of("clear"))
+    assert events(state, "reshuffle") == [{"stock": 7}]
+    assert len(state.stock) == 2 and len(state.table) == 5
 
 
 def test_japanese_stop_gives_every_other_player_one_last_turn() -> None:
