@@ -35,7 +35,7 @@ _TURN, _DISCARD = 0, 1
 
 OPTIONS: Final = (
     OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players"),
-    *cap_options(200),
+    *cap_options(),
 )
 
 

@@ -32,7 +32,7 @@ _TURN, _MUST_SWAP = 0, 1
 
 OPTIONS: Final = (
     OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players"),
-    *cap_options(200),
+    *cap_options(),
 )
 
 
@@ -93,7 +93,7 @@ class FiftyOneState(SeriesState):
     # -- the game -------------------------------------------------------------------
 
     def _start_hand(self) -> None:
-        self._begin({"hands_won": list(self.won), "totals": list(self.totals)})
+        self._begin(self._standings())
         order = self._order(self._next(self.dealer))
         stock = self._new_stock()
         self._deal(stock, order, HAND_SIZE)

@@ -40,6 +40,8 @@ __all__ = ["CHINESE_FIFTY_ONE", "ChineseFiftyOneFamily", "ChineseFiftyOneState",
 HAND_SIZE: Final = 5
 FACE_UP_MAX: Final = 5
 CLEAR_COUNT_POINTS: Final = 102
+POINTS_MAX_ROUNDS: Final = 500
+"""The round cap of a points game (RULES.md 1)."""
 
 DRAW: Final = Action.of("draw")
 KNOCK: Final = Action.of("knock")
@@ -54,7 +56,7 @@ OPTIONS: Final = (
     OptionSpec("hand_value", "choice", "suit_sum", "what a hand is worth: its best suit's points (seed 000), "
                "or the net suit score of RULES.md 2", choices=("suit_sum", "net_suit")),
     OptionSpec("tie_playoff", "bool", True, "players tied for the lead at the target play another hand (seed 000)"),
-    *cap_options(500),
+    *cap_options(POINTS_MAX_ROUNDS),
 )
 
 
@@ -125,7 +127,7 @@ class ChineseFiftyOneState(SeriesState):
     """A match of Chinese Fifty-One: hands until a player reaches ``target`` points."""
 
     step = -1
-    default_max_rounds = 500
+    default_max_rounds = POINTS_MAX_ROUNDS
 
     def __init__(
         self,

@@ -19,17 +19,20 @@ from arena.rules.game import Action, Event, MatchState, Outcome, check_deck, ran
 from arena.rules.options import OptionSpec
 from arena.rules.variant import Variant
 
-__all__ = ["DEAL", "DISCARD", "RESHUFFLE", "SeriesState", "cap_options", "swap_one_actions"]
+__all__ = ["DEAL", "DEFAULT_MAX_ROUNDS", "DISCARD", "RESHUFFLE", "SeriesState", "cap_options", "swap_one_actions"]
 
 # Labels for derive_seed: hand r is dealt from derive_seed(seed, DEAL, r).
 DEAL: Final = 1
 RESHUFFLE: Final = 2
 
+DEFAULT_MAX_ROUNDS: Final = 200
+"""The round cap unless a family says otherwise (RULES.md 1)."""
+
 DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
 """``discard CARD`` by card."""
 
 
-def cap_options(max_rounds: int) -> tuple[OptionSpec, ...]:
+def cap_options(max_rounds: int = DEFAULT_MAX_ROUNDS) -> tuple[OptionSpec, ...]:
     """The round cap (RULES.md 1) and the turn safeguard every family of this kind has."""
     return (
         OptionSpec("max_rounds", "int", None, "round cap; the match then ends and seats are placed by standing",
@@ -61,7 +64,7 @@ class SeriesState(MatchState):
     """
 
     step = 1
-    default_max_rounds = 200
+    default_max_rounds = DEFAULT_MAX_ROUNDS
 
     def __init__(
         self,
