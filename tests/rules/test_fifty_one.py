@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -54,6 +56,15 @@ def test_two_equal_suits_count_the_one_with_the_higher_lowest_card() -> None:
     result = net_suit_value(parse_cards("Tc 5c Jd 4d"), lowest_tiebreak=True)  # 15 - 14 = 1 either way
     assert result.value == 1 and result.label.startswith("clubs")
     assert result.low_key == (1, parse_cards("5c")[0].rank)
+
+
+def test_arena_hand_shows_the_net_suit_score_and_the_counted_suit() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "hand", "2c 8c Kc Tc 4d", "--variant", "fifty-one"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["26", "clubs", "30", "-", "4:", "Kc", "Tc", "8c", "2c", "4d"]
 
 
 def test_fifty_one_evaluates_five_card_hands_only() -> None:
