@@ -30,7 +30,7 @@ from arena.rules.net_suit import is_clear_count, net_suit_key, net_suit_value, s
 VARIANTS = ["fifty-one", "fifty-one-chinese", "empat-satu"]
 CARD_RE = re.compile(r"\b([2-9TJQKA][cdhs])\b")
 SETTINGS = settings(
-    max_examples=25,
+    max_examples=6,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -267,7 +267,10 @@ def play_randomly(
     return state, steps
 
 
-@pytest.mark.parametrize("variant_name", VARIANTS)
+@pytest.mark.parametrize(
+    ("variant_name", "players"),
+    [(v, n) for v in VARIANTS for n in range(get_variant(v).min_players, get_variant(v).max_players + 1)],
+)
 @SETTINGS
 @given(
     data=st.data(),
@@ -279,11 +282,10 @@ def play_randomly(
     forfeit_p=st.sampled_from([0.0, 0.0, 0.01]),
 )
 def test_random_play_invariants(
-    variant_name: str, data: Any, seed: int, rng_seed: int, max_rounds: int, max_turns: int, end_p: float,
+    variant_name: str, players: int, data: Any, seed: int, rng_seed: int, max_rounds: int, max_turns: int, end_p: float,
     forfeit_p: float,
 ) -> None:
     variant = get_variant(variant_name)
-    players = data.draw(st.integers(variant.min_players, variant.max_players), label="players")
     extra = data.draw(OVERRIDES[variant_name], label="options")
     options = {**extra, "max_rounds": max_rounds, "max_turns": max_turns}
     resolved = variant.resolve(options)
