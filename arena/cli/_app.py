@@ -21,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings' paragraphs are reflowed, not broken at their source lines
 )
 
 P = ParamSpec("P")

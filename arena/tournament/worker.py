@@ -6,14 +6,14 @@ stdout (JSON, msgspec).  Keeping a table's matches and bots on one pinned core i
 layout that measured fastest (``PERFORMANCE.md``); keeping a table's bot processes alive
 across its matches avoids the start-up cost that dominates short matches.
 
-It dies with the runner that started it (``PR_SET_PDEATHSIG`` and end of stdin) and on
-SIGTERM, killing every bot it started.
+It stops when the runner that started it goes away (its stdin ends) and on SIGTERM,
+killing every bot it started.  (``PR_SET_PDEATHSIG`` is no help: it fires when the
+*thread* that forked the worker exits, and trio forks from short-lived threads.)
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import signal
 import sys
@@ -31,8 +31,6 @@ from arena.tournament.registry import manifest_for
 from arena.tournament.store import compress_log
 
 __all__ = ["BotRef", "MatchJob", "Played", "Ready", "TableDone", "TableJob", "main"]
-
-_PR_SET_PDEATHSIG = 1
 
 
 class BotRef(msgspec.Struct, frozen=True):
@@ -160,17 +158,11 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
             nursery.cancel_scope.cancel()  # the runner went away: stop playing
 
 
-def _die_with_parent() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``python -m arena.tournament.worker``."""
     parser = argparse.ArgumentParser(description="Thirty-One Arena referee worker (started by `arena run`).")
     parser.add_argument("--core", type=int, default=None, help="pin this worker and its bots to this CPU")
     args = parser.parse_args(argv)
-    _die_with_parent()
     if args.core is not None and hasattr(os, "sched_setaffinity"):
         cores = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cores[args.core % len(cores)]})

@@ -1,0 +1,163 @@
+"""Tournament speed: the whole runner with trivial bots, 1 worker vs one per core, against
+a bare ceiling, and the share of the run spent storing and rating.
+
+In one run:
+
+* **tournament, 1 worker** and **tournament, N workers** (N = cores): a round-robin
+  ``scat`` tournament of trivial bots that speak the protocol directly and play the
+  first legal action (``benchmarks/trivial_raw``), registered under several names, with
+  every sandbox layer this machine offers; decisions and matches per second of the whole
+  run (scheduling, worker start-up, bots, referee, store, ratings);
+* **bare ceiling**: one blocking pipe ping-pong pair pinned to each core, all at once,
+  with lines of the protocol's average request and reply sizes;
+* **storing + rating**: time spent in ``Store.record`` and in the final ratings, as a
+  share of the N-worker run.
+
+    python benchmarks/tournament.py [--entrants 6] [--deals 6] [--repeats 3]
+
+Targets on 2 cores: N workers give at least 1.7x one worker; the tournament reaches at
+least 50% of the bare ceiling; storing plus rating stay under 5% of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tabulate import tabulate  # noqa: E402
+
+from arena.botspec import load_manifest  # noqa: E402
+from arena.rules import get_variant  # noqa: E402
+from arena.tournament.ratings import ratings  # noqa: E402
+from arena.tournament.registry import install  # noqa: E402
+from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.spec import TournamentSpec, VariantPlan  # noqa: E402
+from arena.tournament.store import MatchRecord, Store  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from ipc import _message_sizes, pingpong_run  # noqa: E402
+
+TARGET_SCALING = 1.7
+TARGET_CEILING = 0.50
+TARGET_OVERHEAD = 0.05
+
+
+class TimedStore(Store):
+    """A store that adds up the time spent committing matches."""
+
+    record_s = 0.0
+
+    def record(self, match: MatchRecord) -> bool:
+        start = time.perf_counter()
+        try:
+            return super().record(match)
+        finally:
+            self.record_s += time.perf_counter() - start
+
+
+class Quiet:
+    """An observer that counts and says nothing."""
+
+    def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
+        """Nothing to draw."""
+
+    def played(self, match: MatchRecord) -> None:
+        """Nothing to draw."""
+
+    def notice(self, message: str) -> None:
+        print(f"note: {message}", file=sys.stderr)
+
+
+def tournament_run(entrants: int, deals: int, workers: int) -> tuple[float, float, float, int]:
+    """(decisions/s, matches/s, storing+rating share, matches) of one fresh tournament."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder, TimedStore(Path(folder) / "bench.db") as store:
+        os.chmod(folder, 0o755)  # bot users must reach the registry copies
+        manifest = load_manifest(HERE / "trivial_raw")
+        names = [f"trivial-{i}" for i in range(entrants)]
+        for name in names:
+            install(store, dataclasses.replace(manifest, name=name))
+        spec = TournamentSpec(name="bench", variants=(VariantPlan(get_variant("scat"), {}, (4,)),),
+                              entrants=tuple(names), deals=deals, workers=workers, concurrency=4)
+        start = time.perf_counter()
+        summary = run_tournament(spec, store, Quiet())
+        wall = time.perf_counter() - start
+        rate_start = time.perf_counter()
+        ratings(store, "bench", fresh=True)
+        rating_s = time.perf_counter() - rate_start
+        return (summary.decisions / wall, summary.played / wall, (store.record_s + rating_s) / wall, summary.played)
+
+
+def _pinned_pingpong(core: int, request: int, reply: int, rounds: int, results: multiprocessing.Queue[float]) -> None:
+    os.sched_setaffinity(0, {core})
+    results.put(pingpong_run(request, reply, rounds))
+
+
+def ceiling(request: int, reply: int, rounds: int = 40_000) -> float:
+    """Round trips/s of one blocking ping-pong pair pinned to each core, all at once."""
+    cores = sorted(os.sched_getaffinity(0))
+    results: multiprocessing.Queue[float] = multiprocessing.Queue()
+    runners = [multiprocessing.Process(target=_pinned_pingpong, args=(c, request, reply, rounds, results))
+               for c in cores]
+    for p in runners:
+        p.start()
+    total = sum(results.get() for _ in runners)
+    for p in runners:
+        p.join()
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entrants", type=int, default=6, help="trivial bots (tables of 4: C(n,4) tables)")
+    parser.add_argument("--deals", type=int, default=6, help="deals per table, each in 4 rotations")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    cores = len(os.sched_getaffinity(0))
+    request, reply = _message_sizes(4, 1)
+    one, many, bare = [], [], []
+    for _ in range(args.repeats):  # interleaved, so drifting machine load hits all alike
+        one.append(tournament_run(args.entrants, args.deals, 1))
+        many.append(tournament_run(args.entrants, args.deals, cores))
+        bare.append(ceiling(request, reply))
+    one_rate = statistics.median(r[0] for r in one)
+    many_rate = statistics.median(r[0] for r in many)
+    bare_rate = statistics.median(bare)
+    overhead = statistics.median(r[2] for r in many)
+    rows = [
+        [f"bare ceiling: {cores} blocking ping-pong pairs, one per core", f"{bare_rate:,.0f}", "-", "1.00"],
+        ["tournament, 1 worker", f"{one_rate:,.0f}", f"{statistics.median(r[1] for r in one):,.1f}",
+         f"{one_rate / bare_rate:.2f}"],
+        [f"tournament, {cores} workers", f"{many_rate:,.0f}", f"{statistics.median(r[1] for r in many):,.1f}",
+         f"{many_rate / bare_rate:.2f}"],
+    ]
+    print(f"scat, tables of 4 from {args.entrants} trivial raw-protocol bots, {args.deals} deals x 4 rotations per "
+          f"table ({many[0][3]} matches), every sandbox layer; median of {args.repeats} runs; "
+          f"requests {request} B, replies {reply} B")
+    print(tabulate(rows, headers=["what", "decisions/s", "matches/s", "x ceiling"], tablefmt="github"))
+    print(f"\nstoring + rating: {overhead * 100:.1f}% of the {cores}-worker run")
+    checks = [
+        (f"{cores} workers / 1 worker", many_rate / one_rate, TARGET_SCALING),
+        (f"{cores} workers / bare ceiling", many_rate / bare_rate, TARGET_CEILING),
+        ("storing + rating share (at most 5%)", TARGET_OVERHEAD / max(overhead, 1e-9), 1.0),
+    ]
+    failed = 0
+    for name, value, target in checks:
+        met = value >= target
+        failed += not met
+        shown = f"{overhead * 100:.1f}%" if "share" in name else f"{value:.2f}"
+        print(f"{name}: {shown} ({'MET' if met else 'NOT MET'})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
