@@ -9,7 +9,9 @@ upgraded by the migrations in :data:`MIGRATIONS`, oldest first.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import time
 import zlib
@@ -24,10 +26,14 @@ __all__ = [
     "SeatRecord",
     "Store",
     "StoreError",
+    "TIMEOUT_ENV",
     "VersionRow",
 ]
 
 DEFAULT_DB: Final = Path("results") / "arena.db"
+TIMEOUT_ENV: Final = "ARENA_DB_TIMEOUT"
+"""Seconds to wait for a database another process holds locked (default 10) before
+giving up with a :class:`StoreError`."""
 
 MIGRATIONS: Final = (
     # 1: the first schema
@@ -181,8 +187,10 @@ def decompress_log(blob: bytes) -> list[dict[str, Any]]:
 class Store:
     """A connection to the results database; create it, upgrade it, read and write it."""
 
-    def __init__(self, path: Path | str = DEFAULT_DB, *, timeout_s: float = 10.0) -> None:
+    def __init__(self, path: Path | str = DEFAULT_DB, *, timeout_s: float | None = None) -> None:
         self.path = Path(path)
+        if timeout_s is None:
+            timeout_s = _timeout_from_environment()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None)
@@ -426,11 +434,28 @@ class _Transaction:
                 self._db.execute("COMMIT")
                 return
             except sqlite3.Error as failure:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise _store_error(failure, self._path) from None
-        self._db.execute("ROLLBACK")
+        self._rollback()
         if isinstance(error, sqlite3.Error):
             raise _store_error(error, self._path) from None
+
+    def _rollback(self) -> None:
+        """Undo the transaction, unless SQLite already did (it does on a full disk)."""
+        if self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):  # the error that led here is the one to report
+                self._db.execute("ROLLBACK")
+
+
+def _timeout_from_environment() -> float:
+    value = os.environ.get(TIMEOUT_ENV, "10")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise StoreError(f"{TIMEOUT_ENV}={value!r}: give the seconds to wait for a locked database, e.g. 10")
+    return seconds
 
 
 def _store_error(error: sqlite3.Error, path: Path) -> StoreError:
