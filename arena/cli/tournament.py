@@ -20,18 +20,21 @@ from rich.progress import (
 from tabulate import tabulate
 
 from arena.cli._app import OptionPairs, app, fail, user_errors
+from arena.cli.results import print_table
 from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
 from arena.tournament.runner import RunError, RunSummary, run_tournament
 from arena.tournament.spec import load_spec
-from arena.tournament.store import DEFAULT_DB, MatchRecord, Store
+from arena.tournament.store import DEFAULT_DB, TIMEOUT_ENV, MatchRecord, Store, StoreError
 from arena.tournament.submit import submit
 
 __all__ = ["ProgressView"]
 
 DbOption = Annotated[
-    Path, typer.Option("--db", envvar="ARENA_DB", help="The results database (created if missing).")
+    Path, typer.Option("--db", envvar="ARENA_DB", help="The results database (created if missing); "
+                       f"${TIMEOUT_ENV} sets the seconds to wait while another process holds it locked "
+                       "(default 10).")
 ]
 INTERRUPTED: Final = 130
 
@@ -74,9 +77,15 @@ class ProgressView:
         """A warning above the bar."""
         self.console.print(f"[yellow]warning:[/yellow] {message}", highlight=False)
 
+    @property
+    def running(self) -> bool:
+        """The run got as far as playing (so stopping it keeps what it finished)."""
+        return self._task is not None
+
     def close(self) -> None:
         """Leave the final state of the bar on screen."""
-        self._progress.stop()
+        if self.running:
+            self._progress.stop()
 
 
 def _summary_line(summary: RunSummary, seconds: float) -> str:
@@ -100,11 +109,15 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
             typer.echo(f"\nstopped: every bot was killed; {stored} finished matches are kept in {db}. "
                        f"Run `arena run {tournament}` again to resume.", err=True)
             raise typer.Exit(INTERRUPTED) from None
-        except RunError as error:
+        except (RunError, StoreError) as error:
             view.close()
-            raise fail(f"{error}\n(finished matches are kept in {db}; run again to resume)") from None
+            kept = f"\n(finished matches are kept in {db}; run again to resume)" if view.running else ""
+            raise fail(f"{error}{kept}") from None
         view.close()
-    typer.echo(_summary_line(summary, time.perf_counter() - begun))
+    typer.echo(_summary_line(summary, time.perf_counter() - begun) + "\n")
+    print_table(db, spec.name)
+    typer.echo(f"\nmore: arena table -t {spec.name} --variant V, arena crosstable -t {spec.name}, "
+               f"arena show MATCH (ids: arena export -t {spec.name})")
 
 
 Workers = Annotated[int | None, typer.Option(help="Referee worker processes (default: the tournament "
@@ -131,8 +144,6 @@ def run(
     kept); `arena run` again resumes.  `arena table` shows the ranking.
     """
     run_and_report(tournament, db, workers=workers, concurrency=concurrency, quiet=quiet)
-    typer.echo(f"ranking: arena table --tournament {load_spec(tournament).name}"
-               + (f" --db {db}" if db != DEFAULT_DB else ""))
 
 
 @app.command("demo")
@@ -145,9 +156,6 @@ def demo(
     """The main job on its embedded default: the bundled bots play the bundled `demo`
     tournament over several variants, then the ranking table is printed."""
     run_and_report(tournament, db, workers=None, concurrency=None, quiet=quiet)
-    from arena.cli.results import print_table  # the results views
-
-    print_table(db, load_spec(tournament).name)
 
 
 def _bots_rows(store: Store, withdrawn: bool) -> list[list[str]]:
@@ -254,9 +262,10 @@ def league(
             typer.echo(f"\nstopped: every bot was killed; {store.count(LEAGUE)} league matches are kept in {db}.",
                        err=True)
             raise typer.Exit(INTERRUPTED) from None
-        except RunError as error:
+        except (RunError, StoreError) as error:
             view.close()
-            raise fail(str(error)) from None
+            kept = f"\n(finished league matches are kept in {db})" if view.running else ""
+            raise fail(f"{error}{kept}") from None
         view.close()
-    typer.echo(_summary_line(summary, time.perf_counter() - begun))
-    typer.echo("ranking: arena table --tournament league" + (f" --db {db}" if db != DEFAULT_DB else ""))
+    typer.echo(_summary_line(summary, time.perf_counter() - begun) + "\n")
+    print_table(db, LEAGUE, variant)
