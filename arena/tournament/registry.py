@@ -22,7 +22,7 @@ from typing import Final
 from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["IGNORED", "content_hash", "install", "manifest_for", "registry_dir", "resolve"]
+__all__ = ["IGNORED", "closed_to_others", "content_hash", "find", "install", "manifest_for", "registry_dir"]
 
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code."""
@@ -31,6 +31,16 @@ IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytes
 def registry_dir(store: Store) -> Path:
     """Where the copies of ``store``'s bots live: ``registry/`` beside the database."""
     return store.path.parent / "registry"
+
+
+def closed_to_others(folder: Path) -> Path | None:
+    """The first folder on the way to ``folder`` (itself included) that users other than
+    its owner cannot enter: sandboxed bots run as such users and cannot start from there."""
+    folder = folder.resolve()
+    for step in (*reversed(folder.parents), folder):
+        if not step.stat().st_mode & stat.S_IXOTH:
+            return step
+    return None
 
 
 def _files(folder: Path) -> list[Path]:
@@ -117,9 +127,10 @@ def manifest_for(bot: str, path: str | None) -> BotManifest:
     return dataclasses.replace(manifest, name=bot) if manifest.name != bot else manifest
 
 
-def resolve(store: Store, ref: str, base: Path | None = None) -> VersionRow:
-    """The version an entrant name stands for: a registered bot's newest version, else a
-    folder (relative to ``base`` first), bundled or installed bot, registered on the way."""
+def find(store: Store, ref: str, base: Path | None = None) -> VersionRow | BotManifest:
+    """What an entrant name stands for, registering nothing: a registered bot's newest
+    version, else the manifest of a folder (relative to ``base`` first), bundled or
+    installed bot."""
     looks_like_path = "/" in ref or ref.startswith(".")
     if not looks_like_path:
         latest = store.latest(ref)
@@ -128,7 +139,6 @@ def resolve(store: Store, ref: str, base: Path | None = None) -> VersionRow:
     if base is not None and looks_like_path and (base / ref).is_dir():
         ref = str(base / ref)
     try:
-        manifest = find_bot(ref)
+        return find_bot(ref)
     except ManifestError as error:
         raise ManifestError(f"{error} (nor is it a registered bot: `arena bots` lists them)") from None
-    return install(store, manifest)

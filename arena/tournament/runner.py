@@ -23,15 +23,17 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final, Protocol
 
 import msgspec
 import trio
 
+from arena.botspec import BotManifest
 from arena.sandbox import LAYERS
 from arena.sandbox.uids import UidPool
 from arena.tournament.ratings import ratings
-from arena.tournament.registry import resolve
+from arena.tournament.registry import closed_to_others, find, install
 from arena.tournament.scheduler import Table, schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, VersionRow
@@ -209,28 +211,34 @@ def lock(store: Store, name: str) -> Iterator[None]:
         os.close(fd)
 
 
+def _find(store: Store, spec: TournamentSpec, ref: str, *where: str | int) -> VersionRow | BotManifest:
+    try:
+        return find(store, ref, spec.source.parent if spec.source else None)
+    except ValueError as error:
+        raise RunError(f"{spec.locate(*where)}: {error}") from None
+
+
+def _registered(store: Store, found: VersionRow | BotManifest) -> VersionRow:
+    return found if isinstance(found, VersionRow) else install(store, found)
+
+
 def entrants(spec: TournamentSpec, store: Store) -> tuple[list[VersionRow], VersionRow | None]:
     """The versions playing: the file's entrants, then (if open) those entered with
-    ``arena submit``; and the gauntlet's challenger."""
-    base = spec.source.parent if spec.source else None
+    ``arena submit``; and the gauntlet's challenger.  Every name is looked up before any
+    bot is registered, so a file naming an unknown bot changes nothing."""
+    named = [_find(store, spec, ref, "entrants", i) for i, ref in enumerate(spec.entrants)]
+    challenger_named = _find(store, spec, spec.challenger, "challenger") if spec.challenger else None
     found: dict[int, VersionRow] = {}
-    for i, ref in enumerate(spec.entrants):
-        try:
-            version = resolve(store, ref, base)
-        except ValueError as error:
-            raise RunError(f"{spec.locate('entrants', i)}: {error}") from None
+    for item in named:
+        version = _registered(store, item)
         found.setdefault(version.id, version)
     if spec.open:
         for name in store.entries(spec.name):
             latest = store.latest(name)
             if latest is not None:
                 found.setdefault(latest.id, latest)
-    challenger = None
-    if spec.challenger:
-        try:
-            challenger = resolve(store, spec.challenger, base)
-        except ValueError as error:
-            raise RunError(f"{spec.locate('challenger')}: {error}") from None
+    challenger = _registered(store, challenger_named) if challenger_named is not None else None
+    if challenger is not None:
         found.setdefault(challenger.id, challenger)
     if len(found) < 2:
         raise RunError(f"{spec.locate('entrants')}: a tournament needs at least two bots, it has {len(found)}")
@@ -263,6 +271,18 @@ def _record(spec: TournamentSpec, table: Table, played: Played) -> MatchRecord:
     )
 
 
+def _check_reachable(tables: Sequence[Table]) -> None:
+    """RunError unless the bots' users (the sandbox's ``uid`` layer) can reach every bot copy:
+    otherwise every match would record start-up faults that are no bot's fault."""
+    for path in sorted({v.path for t in tables for v in t.versions if v.path}):
+        closed = closed_to_others(Path(path))
+        if closed is not None:
+            raise RunError(
+                f"bots run as unprivileged users (sandbox layer uid), who cannot enter {closed} to reach the bot "
+                f"copy {path}; keep the database in a folder every user can enter (`chmod o+x {closed}`, or "
+                "--db elsewhere)")
+
+
 async def run_tables(
     spec: TournamentSpec, store: Store, tables: Sequence[Table], executor: Executor, observer: Observer,
     summary: RunSummary,
@@ -277,6 +297,8 @@ async def run_tables(
             reasons = "; ".join(f"{layer}: {message.why_not.get(layer, 'inactive')}" for layer in missing)
             raise RunError(f"refusing to run bots without the required sandbox layer(s) ({reasons}); "
                            "`arena doctor` explains")
+        if "uid" in message.sandbox:
+            _check_reachable(tables)
         summary.sandbox = message.sandbox
         optional = [layer for layer in LAYERS if layer not in message.sandbox and layer not in warned]
         if optional:
