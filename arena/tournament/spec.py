@@ -163,15 +163,20 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
     if not raw.variant:
         raise fail("a tournament needs at least one [[variant]] table")
     plans = []
+    games: list[tuple[str, dict[str, Any]]] = []
     for i, entry in enumerate(raw.variant):
         try:
             variant = get_variant(entry.name)
         except RulesError as error:
             raise fail(str(error), "variant", i, "name") from None
         try:
-            variant.resolve(entry.options)
+            game = (variant.name, variant.resolve(entry.options))
         except RulesError as error:
-            raise fail(str(error), "variant", i, "options") from None
+            raise fail(str(error), "variant", i, "options", *_culprit(variant, entry.options)) from None
+        if game in games:  # its matches would repeat the other's, under the same ids
+            raise fail(f"variant {entry.name!r} with these options is already [[variant]] number "
+                       f"{games.index(game) + 1}; list all its table sizes there", "variant", i, "name")
+        games.append(game)
         for size in entry.tables:
             try:
                 variant.check_players(size)
@@ -201,6 +206,16 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
     )
 
 
+def _culprit(variant: Variant, options: dict[str, Any]) -> list[str]:
+    """The first option that is wrong on its own (to point at its line), if one is."""
+    for key, value in options.items():
+        try:
+            variant.resolve({key: value})
+        except RulesError:
+            return [key]
+    return []
+
+
 def _parse_path(path: str) -> list[str | int]:
     """``.variant[1].tables[0]`` as ``["variant", 1, "tables", 0]``."""
     return [int(index) if index else key for key, index in re.findall(r"\.([A-Za-z0-9_]+)|\[(\d+)\]", path)]
@@ -212,31 +227,35 @@ def _explain(what: str, keys: list[str | int]) -> str:
     return f"{named}: {what}" if named and "unknown field" not in what else what
 
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.]+)\s*\]\]?")
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?")
 
 
 def _where(source: Path | None, text: str, keys: list[str | int]) -> str:
     """``file:line`` of the deepest part of ``keys`` found in ``text`` (line 1 if none).
 
-    Walks down the path: a key with a ``[key]`` / ``[[key]]`` header narrows the search to
-    that table (the n-th one for an index), any other key is looked for as ``key =``."""
+    Walks down the path: a key with a ``[key]`` / ``[[key]]`` header (or a dotted header such
+    as ``[variant.options]`` below its parent) narrows the search to that table, the n-th one
+    for an index; any other key is looked for as ``key =`` in the current table's body."""
     lines = text.splitlines()
     headers = [(n, m.group(1)) for n, line in enumerate(lines) if (m := _HEADER.match(line))]
-    start, end, found = 0, len(lines), 0
-    steps = iter(enumerate(keys))
-    for i, key in steps:
+    start, end, found, prefix = 0, len(lines), 0, ""
+    at_top = True
+    for i, key in enumerate(keys):
         if isinstance(key, int):
             continue
         following = keys[i + 1] if i + 1 < len(keys) else None
         index = following if isinstance(following, int) else 0
-        tables = [n for n, name in headers if name == key and start <= n < end]
+        name = prefix + key
+        tables = [n for n, header in headers if header == name and start <= n < end]
         if index < len(tables):
             found = start = tables[index]
-            end = next((n for n, _ in headers if n > start), len(lines))
+            end = next((n for n, header in headers if n > start and not header.startswith(name + ".")), len(lines))
+            prefix, at_top = name + ".", False
             continue
-        body_end = next((n for n, _ in headers if start < n < end), end) if start or not headers else headers[0][0]
+        body_start = start + (0 if at_top else 1)
+        body_end = next((n for n, _ in headers if body_start <= n < end), end)
         assignment = re.compile(rf"^\s*{re.escape(key)}\s*=")
-        hits = [n for n in range(start, body_end) if assignment.match(lines[n])]
+        hits = [n for n in range(body_start, body_end) if assignment.match(lines[n])]
         hits = hits or [n for n in range(start, end) if re.search(rf"\b{re.escape(key)}\b", lines[n])]
         if hits:
             found = hits[0]
