@@ -1,0 +1,391 @@
+"""``arena run`` end to end: real bot processes, a real SQLite store, the real command.
+
+Results are read back from the store.  The bots are deterministic (``random`` seeds
+itself from the match id and its seat; ``threshold`` has no randomness), so a run that
+was killed or stopped and then resumed must store exactly what an uninterrupted run does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import sqlite3
+import subprocess
+from collections import defaultdict
+from collections.abc import Iterator
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+from tourney import (
+    REFEREE_BOTS,
+    TEST_BOTS,
+    arena,
+    copy_bot,
+    ctrl_c,
+    descendants,
+    finish,
+    kill,
+    no_bots_left,
+    no_processes_left,
+    outcomes,
+    scratch,
+    start_arena,
+    stored_count,
+    table_rows,
+    tournament_file,
+    wait_until,
+)
+
+from arena.botspec import BOTS_DIR
+from arena.tournament.runner import entrants
+from arena.tournament.scheduler import schedule
+from arena.tournament.spec import load_spec
+from arena.tournament.store import Store
+
+ID = re.compile(r"^(?P<table>[^-]+-(?P<variant>[a-z-]+)-(?P<players>\d+)p-[0-9a-f]{8})-d(?P<deal>\d+)r\d+$")
+"""A match id, ``T-variant-Np-<hash8>-dDrR`` (these tests name tournaments without dashes)."""
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Path]:
+    yield from scratch()
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    yield from scratch()
+
+
+@pytest.fixture(scope="module")
+def bots(shared: Path) -> dict[str, Path]:
+    """Copies of the bundled bots: ``random``, ``threshold`` and ``lucky`` (random renamed)."""
+    folder = shared / "bots"
+    return {
+        "random": copy_bot(BOTS_DIR / "random", folder / "random"),
+        "threshold": copy_bot(BOTS_DIR / "threshold", folder / "threshold"),
+        "lucky": copy_bot(BOTS_DIR / "random", folder / "lucky", name="lucky"),
+    }
+
+
+def ratings_by_bot(db: Path, scope: str) -> dict[str, tuple[float, float, int]]:
+    """The cached ratings of a scope (``tournament/*``, ``tournament/variant``) by bot name."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT v.bot, r.mu, r.sigma, r.matches FROM ratings r"
+                                  " JOIN versions v ON v.id = r.version WHERE r.scope = ?", (scope,))
+        return {bot: (mu, sigma, n) for bot, mu, sigma, n in rows}
+
+
+def scheduled_ids(path: Path, db: Path) -> set[str]:
+    """The match ids the scheduler makes of a tournament file with the versions ``db`` holds."""
+    spec = load_spec(path)
+    with Store(db) as store:
+        return {m.id for table in schedule(spec, *entrants(spec, store)) for m in table.matches}
+
+
+def seeds(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as connection:
+        return dict(connection.execute("SELECT id, seed FROM matches"))
+
+
+def run_ok(path: Path, db: Path, *args: str) -> str:
+    result = arena("run", path, "--db", db, "-q", *args)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+# -- a whole tournament -----------------------------------------------------------------------
+
+
+def test_round_robin_stores_every_scheduled_match_once_with_rotations_and_duplicate_deals(
+    home: Path, bots: dict[str, Path]
+) -> None:
+    path = tournament_file(home, "rr", list(bots.values()), [("scat", [2, 3])], deals=2)
+    db = home / "arena.db"
+    out = run_ok(path, db)
+    assert "18/18 stored (complete)" in out
+    stored = outcomes(db, "rr")
+    assert len(stored) == 3 * 2 * 2 + 1 * 2 * 3  # 3 pairs, 2 deals, 2 rotations; 1 trio, 2 deals, 3 rotations
+    assert set(stored) == scheduled_ids(path, db)
+
+    deals: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
+    for match_id, seats in stored.items():
+        parts = ID.match(match_id)
+        assert parts is not None, match_id
+        assert len(seats) == int(parts["players"])
+        assert sorted(p for _, p in seats)[0] == 1  # someone won
+        deals[(parts["table"], parts["deal"])].append(tuple(bot for bot, _ in seats))
+    for (table, deal), seatings in deals.items():
+        players = len(seatings[0])
+        assert len(seatings) == players, f"{table} deal {deal}: one match per rotation"
+        field = set(seatings[0])
+        assert all(set(s) == field and len(s) == players for s in seatings)
+        for seat in range(players):  # each bot in each seat exactly once per deal
+            assert {s[seat] for s in seatings} == field, f"{table} deal {deal} seat {seat}"
+
+    by_deal: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    for match_id, seed in seeds(db).items():
+        parts = ID.match(match_id)
+        assert parts is not None
+        by_deal[(parts["variant"], parts["players"], parts["deal"])].add(seed)
+    # the same deal in every rotation and at every table of a variant and size ...
+    assert all(len(found) == 1 for found in by_deal.values()), by_deal
+    # ... and different deals and table sizes get other cards
+    assert len({next(iter(found)) for found in by_deal.values()}) == len(by_deal) == 4
+
+    again = run_ok(path, db)
+    assert "0 matches played" in again and "18/18 stored (complete)" in again
+    assert outcomes(db, "rr") == stored
+    no_bots_left(home)
+
+
+def test_gauntlet_puts_the_challenger_at_every_table(home: Path, bots: dict[str, Path]) -> None:
+    dice = copy_bot(BOTS_DIR / "random", home / "dice", name="dice")
+    path = tournament_file(home, "gauntlet", [bots["random"], bots["lucky"], dice], [("scat", [3])],
+                           extra=f'mode = "gauntlet"\nchallenger = "{bots["threshold"]}"')
+    db = home / "arena.db"
+    run_ok(path, db)
+    stored = outcomes(db, "gauntlet")
+    assert set(stored) == scheduled_ids(path, db)
+    assert len(stored) == 3 * 3  # the challenger with each pair of the other three, in 3 rotations
+    fields = {frozenset(bot for bot, _ in seats) for seats in stored.values()}
+    assert fields == {frozenset({"threshold", *pair}) for pair in combinations(["random", "lucky", "dice"], 2)}
+
+
+# -- stopping and resuming ------------------------------------------------------------------------
+
+
+def resume_file(folder: Path, bots: dict[str, Path]) -> Path:
+    """18 matches: three pairs of bots at scat on three deals; the dawdler makes them slow
+    enough to be stopped halfway."""
+    entrants = [bots["random"], bots["threshold"], TEST_BOTS / "dawdler"]
+    return tournament_file(folder, "resume", entrants, [("scat", [2])], deals=3)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(shared: Path, bots: dict[str, Path]) -> tuple[dict[str, object], dict[str, object]]:
+    """The outcomes and ratings of the resume tournament run straight through."""
+    folder = shared / "uninterrupted"
+    folder.mkdir()
+    db = folder / "arena.db"
+    run_ok(resume_file(folder, bots), db)
+    return dict(outcomes(db, "resume")), {
+        "overall": ratings_by_bot(db, "resume/*"), "scat": ratings_by_bot(db, "resume/scat")}
+
+
+def started_slowly(path: Path, db: Path) -> subprocess.Popen[str]:
+    """``arena run`` one match at a time, so a stop finds most of the tournament unplayed."""
+    return start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1")
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_results_of_an_uninterrupted_run(
+    home: Path, bots: dict[str, Path], uninterrupted: tuple[dict[str, object], dict[str, object]]
+) -> None:
+    path, db = resume_file(home, bots), home / "arena.db"
+    process = started_slowly(path, db)
+    wait_until(lambda: stored_count(db, "resume") >= 3, "three stored matches")
+    run = descendants(process.pid)
+    assert run, "the run has a referee worker"
+    kill(process)
+    process.wait()
+    no_processes_left(run)
+    no_bots_left(home)
+    before = outcomes(db, "resume")
+    assert 3 <= len(before) < 18
+    expected, ratings = uninterrupted
+    assert all(expected[m] == seats for m, seats in before.items())  # every stored match is whole
+
+    out = run_ok(path, db)
+    assert f"{18 - len(before)} matches played" in out and "18/18 stored (complete)" in out
+    assert outcomes(db, "resume") == expected
+    assert {"overall": ratings_by_bot(db, "resume/*"), "scat": ratings_by_bot(db, "resume/scat")} == ratings
+
+
+def test_ctrl_c_stops_cleanly_refuses_a_second_run_meanwhile_and_resumes(
+    home: Path, bots: dict[str, Path], uninterrupted: tuple[dict[str, object], dict[str, object]]
+) -> None:
+    path, db = resume_file(home, bots), home / "arena.db"
+    process = started_slowly(path, db)
+    wait_until(lambda: stored_count(db, "resume") >= 2, "two stored matches")
+
+    second = arena("run", path, "--db", db, "-q")
+    assert second.returncode == 2
+    assert "'resume' is already running" in second.stderr and "resume.lock" in second.stderr
+
+    run = descendants(process.pid)
+    ctrl_c(process)
+    status, _, err = finish(process)
+    assert status == 130, err
+    kept = outcomes(db, "resume")
+    assert f"{len(kept)} finished matches are kept" in err
+    assert f"Run `arena run {path}` again to resume" in err
+    no_processes_left(run)
+    no_bots_left(home)
+    expected, ratings = uninterrupted
+    assert 2 <= len(kept) < 18 and all(expected[m] == seats for m, seats in kept.items())
+
+    run_ok(path, db)
+    assert outcomes(db, "resume") == expected
+    assert ratings_by_bot(db, "resume/*") == ratings["overall"]  # type: ignore[index]
+
+
+def test_a_held_lock_refuses_the_run_and_changes_nothing(home: Path, bots: dict[str, Path]) -> None:
+    path, db = resume_file(home, bots), home / "arena.db"
+    Store(db).close()
+    fd = os.open(f"{db}.resume.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = arena("run", path, "--db", db, "-q")
+    finally:
+        os.close(fd)
+    assert result.returncode == 2
+    assert "tournament 'resume' is already running" in result.stderr
+    for table in ("versions", "tournaments", "matches", "ratings"):
+        assert table_rows(db, table) == [], table
+    assert not (home / "registry").exists()
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+BAD_FILES = [
+    # (what is wrong, the file's text after the entrants line, line expected, names expected)
+    ("bad TOML", "deals = 2\nseed = \n[[variant]]\nname = \"scat\"\n", 3, ["not valid TOML"]),
+    ("unknown key", "dealz = 2\n[[variant]]\nname = \"scat\"\n", 2, ["dealz"]),
+    ("bad type", "[[variant]]\nname = \"scat\"\n[[variant]]\nname = \"scat\"\ntables = \"three\"\n", 6,
+     ["tables", "array"]),
+    ("unknown variant", "[[variant]]\nname = \"scat\"\n[[variant]]\nname = \"scta\"\n", 5, ["scta"]),
+    ("bad option value", "[[variant]]\nname = \"scat\"\noptions = { deck = 33 }\n", 4, ["deck", "33"]),
+    ("table too large", "[[variant]]\nname = \"scat\"\ntables = [3, 12]\n", 4, ["12"]),
+    ("unknown bot", "[[variant]]\nname = \"scat\"\n", 1, ["no-such-bot"]),
+]
+
+
+@pytest.mark.parametrize(("what", "body", "line", "names"), BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_a_malformed_tournament_file_is_refused_with_file_line_and_name_and_writes_nothing(
+    home: Path, bots: dict[str, Path], what: str, body: str, line: int, names: list[str]
+) -> None:
+    entrants = [str(bots["random"]), "no-such-bot" if what == "unknown bot" else str(bots["threshold"])]
+    path = home / "bad.toml"
+    path.write_text("entrants = [" + ", ".join(f'"{e}"' for e in entrants) + "]\n" + body, encoding="utf-8")
+    db = home / "arena.db"
+    result = arena("run", path, "--db", db)
+    assert result.returncode == 2, result.stdout + result.stderr
+    message = result.stderr
+    assert message.startswith(f"error: {path}:{line}:"), message
+    for name in names:
+        assert name in message, message
+    assert "Traceback" not in message
+    if db.exists():
+        for table in ("versions", "tournaments", "matches"):
+            assert table_rows(db, table) == [], table
+    assert not (home / "registry").exists()
+
+
+# -- a database that stops working ---------------------------------------------------------------
+
+
+def test_a_locked_database_stops_the_run_cleanly_keeping_the_finished_matches(
+    home: Path, bots: dict[str, Path]
+) -> None:
+    path, db = resume_file(home, bots), home / "arena.db"
+    process = start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1",
+                          env={"ARENA_DB_TIMEOUT": "0.5"})
+    wait_until(lambda: stored_count(db, "resume") >= 2, "two stored matches")
+    run = descendants(process.pid)
+    blocker = sqlite3.connect(db, isolation_level=None)
+    try:
+        blocker.execute("BEGIN EXCLUSIVE")
+        finished = blocker.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        status, _, err = finish(process)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert status == 2, err
+    assert "is locked by another process" in err and "run again to resume" in err
+    assert "Traceback" not in err
+    no_processes_left(run)
+    no_bots_left(home)
+    assert 2 <= finished < 18 and stored_count(db, "resume") == finished
+
+    out = run_ok(path, db)
+    assert f"{18 - finished} matches played" in out and "18/18 stored (complete)" in out
+
+
+def test_a_full_disk_stops_the_run_cleanly_keeping_the_finished_matches(home: Path, bots: dict[str, Path]) -> None:
+    disk = home / "disk"
+    disk.mkdir(mode=0o755)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", str(disk)],
+                             capture_output=True, text=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs to fill: {mounted.stderr.strip()}")
+    try:
+        path, db = resume_file(disk, bots), disk / "arena.db"
+        process = start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1")
+        wait_until(lambda: stored_count(db, "resume") >= 2, "two stored matches")
+        run = descendants(process.pid)
+        filler = disk / "filler"
+        with open(filler, "wb", buffering=0) as file, contextlib.suppress(OSError):
+            while True:  # until the disk is full
+                file.write(b"\0" * 4096)
+        finished = stored_count(db, "resume")
+        status, _, err = finish(process)
+        assert status == 2, err
+        assert "is full" in err and "run again to resume" in err
+        assert "Traceback" not in err
+        no_processes_left(run)
+        no_bots_left(disk)
+        kept = stored_count(db, "resume")
+        assert finished <= kept < 18  # a match may have been committed as the disk filled up
+        filler.unlink()
+        out = run_ok(path, db)
+        assert f"{18 - kept} matches played" in out and "18/18 stored (complete)" in out
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=False)
+
+
+# -- hostile entrants ---------------------------------------------------------------------------
+
+HOSTILE = {"crash": "crash", "illegal": "illegal_action", "hang": "timeout", "crash-at-start": "startup"}
+"""Test bot -> the kind of fault it commits in every match."""
+
+
+def test_hostile_entrants_fault_in_their_matches_and_the_run_completes(home: Path, bots: dict[str, Path]) -> None:
+    folders = [REFEREE_BOTS / name.replace("-", "_") for name in HOSTILE]
+    path = tournament_file(home, "hostile", [bots["threshold"], *folders], [("scat", [2])], deals=2,
+                           move_ms=150, bank_ms=300, first_move_ms=3000,
+                           extra=f'mode = "gauntlet"\nchallenger = "{bots["random"]}"')
+    db = home / "arena.db"
+    out = run_ok(path, db)
+    assert "20/20 stored (complete)" in out  # random meets each of 5 bots on 2 deals in 2 seatings
+    with Store(db) as store:
+        bot_of = {v.id: v.bot for v in store.versions()}
+        matches = list(store.matches("hostile"))
+    assert len(matches) == 20
+    for match in matches:
+        seated = [bot_of[s.version] for s in match.seats]
+        faults = {(f["seat"], f["kind"]) for f in match.faults}
+        opponent = next(b for b in seated if b != "random")
+        if opponent == "threshold":
+            assert faults == set() and match.reason != "", match.id
+        else:
+            assert faults == {(seated.index(opponent), HOSTILE[opponent])}, (match.id, match.faults)
+            assert match.seats[seated.index(opponent)].faults == 1
+            assert match.placements[seated.index("random")] == 1  # the bot that played on wins
+    no_bots_left(home)
+
+
+def test_a_database_folder_the_bots_users_cannot_enter_is_refused_before_any_match(
+    home: Path, bots: dict[str, Path]
+) -> None:
+    private = home / "private"
+    private.mkdir(mode=0o700)
+    path = tournament_file(home, "private", [bots["random"], bots["threshold"]])
+    db = private / "arena.db"
+    result = arena("run", path, "--db", db, "-q")
+    if result.returncode == 0 and "uid" not in result.stdout.split("sandbox:")[-1]:
+        pytest.skip("bots do not run as other users here (no uid sandbox layer)")
+    assert result.returncode == 2, result.stdout
+    assert f"cannot enter {private} " in result.stderr and f"chmod o+x {private}" in result.stderr
+    assert stored_count(db, "private") == 0

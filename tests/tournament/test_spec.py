@@ -1,0 +1,125 @@
+"""Tournament files: what a valid one means, and a clear ``file:line`` error for every
+kind of mistake (the ``arena run`` tests check the same through the command)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.botspec import BOTS_DIR
+from arena.referee import FaultPolicy, TimeControl
+from arena.tournament.runner import RunError, entrants
+from arena.tournament.spec import TOURNAMENTS_DIR, SpecError, load_spec
+from arena.tournament.store import Store
+
+VALID = """\
+name = "cup"
+entrants = ["random", "threshold"]
+deals = 3
+seed = 9
+
+[time]
+move_ms = 250
+
+[faults]
+policy = "substitute"
+strikes = 2
+
+[[variant]]
+name = "scat"
+tables = [3, 2, 3]
+
+[[variant]]
+name = "scat"
+options = { deck = 32 }
+
+[[variant]]
+name = "no-elimination"
+tables = [2]
+[variant.options]
+lives = 5
+"""
+
+
+def test_a_valid_file_becomes_a_spec_with_its_settings_and_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "cup.toml"
+    path.write_text(VALID, encoding="utf-8")
+    spec = load_spec(path)
+    assert (spec.name, spec.entrants, spec.deals, spec.seed, spec.mode, spec.open) == (
+        "cup", ("random", "threshold"), 3, 9, "round-robin", False)
+    assert spec.time == TimeControl(move_ms=250)
+    assert spec.policy == FaultPolicy("substitute", 2)
+    assert [(p.variant.name, p.options, p.tables) for p in spec.variants] == [
+        ("scat", {}, (2, 3)), ("scat", {"deck": 32}, (4,)), ("no-elimination", {"lives": 5}, (2,))]
+    assert spec.source == path and spec.to_dict()["variants"][1]["options"] == {"deck": 32}
+
+
+def test_the_name_defaults_to_the_file_name_and_bundled_files_load_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "spring-cup.toml"
+    path.write_text('[[variant]]\nname = "scat"\n', encoding="utf-8")
+    assert load_spec(path).name == "spring-cup"
+    demo = load_spec("demo")
+    assert demo.source == TOURNAMENTS_DIR / "demo.toml" and demo.entrants
+
+
+def test_a_missing_file_names_the_bundled_tournaments() -> None:
+    with pytest.raises(SpecError, match=r"no tournament file 'nowhere'.*demo"):
+        load_spec("nowhere")
+
+
+ERRORS = [
+    # (file text, line, what the message must say)
+    ('deals = 2\nseed = \n[[variant]]\nname = "scat"\n', 2, "not valid TOML"),
+    ('name = "x"\n', 1, "missing required field `variant`"),
+    ("variant = []\n", 1, "at least one [[variant]]"),
+    ('dealz = 2\n[[variant]]\nname = "scat"\n', 1, "unknown field `dealz`"),
+    ('[time]\nmove_ms = 100\nmovems = 5\n[[variant]]\nname = "scat"\n', 3, "unknown field `movems`"),
+    ('[[variant]]\nname = "scat"\nseats = [2]\n', 3, "unknown field `seats`"),
+    ('deals = "two"\n[[variant]]\nname = "scat"\n', 1, "deals: Expected `int`, got `str`"),
+    ('deals = 0\n[[variant]]\nname = "scat"\n', 1, "deals: Expected `int` >= 1"),
+    ('[time]\n\nbank_ms = -1\n[[variant]]\nname = "scat"\n', 3, "time.bank_ms: Expected `int` >= 0"),
+    ('[faults]\npolicy = "forgive"\n[[variant]]\nname = "scat"\n', 2, "faults.policy: Invalid enum value 'forgive'"),
+    ('[[variant]]\nname = "scat"\n[[variant]]\nname = "scta"\n', 4, "unknown variant 'scta'"),
+    ('[[variant]]\nname = "scat"\noptions = { deck = 33 }\n', 3, "option 'deck' takes one of 52, 32, not 33"),
+    ('[[variant]]\nname = "scat"\n\n[variant.options]\nlives = 3\nlifes = 4\n', 6, "unknown option 'lifes'"),
+    ('[[variant]]\nname = "scat"\n[[variant]]\nname = "eenendertigen"\n[variant.options]\ndeck = 33\n', 6,
+     "option 'deck'"),
+    ('[[variant]]\nname = "scat"\ntables = [2, 1]\n', 3, "variant.tables: Expected `int` >= 2"),
+    ('[[variant]]\nname = "empat-satu"\ntables = [2, 9]\n', 3, "table size 9: empat-satu is for 2 to 8 players"),
+    ('[[variant]]\nname = "scat"\n[[variant]]\nname = "scat"\noptions = { deck = 52 }\n', 4,
+     "variant 'scat' with these options is already [[variant]] number 1"),
+    ('entrants = ["random",\n  "random"]\n[[variant]]\nname = "scat"\n', 1, "entrant 'random' is listed twice"),
+    ('mode = "gauntlet"\n[[variant]]\nname = "scat"\n', 1, "gauntlet mode needs challenger"),
+    ('seed = 1\nchallenger = "random"\n[[variant]]\nname = "scat"\n', 2, "challenger is only for mode = \"gauntlet\""),
+    ('seed = 1\nrequire = ["bwrap", "chroot"]\n[[variant]]\nname = "scat"\n', 2, "unknown sandbox layer(s) chroot"),
+    ('seed = 1\nname = "my cup"\n[[variant]]\nname = "scat"\n', 2, "tournament name 'my cup'"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), ERRORS, ids=[e[2][:40] for e in ERRORS])
+def test_every_mistake_is_named_with_its_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert str(caught.value).startswith(f"{path}:{line}: "), str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_entrant_folders_are_relative_to_the_file_and_an_unknown_one_registers_nothing(tmp_path: Path) -> None:
+    shutil.copytree(BOTS_DIR / "random", tmp_path / "mine" / "random", ignore=shutil.ignore_patterns("__pycache__"))
+    good = tmp_path / "good.toml"
+    good.write_text('entrants = ["./mine/random", "threshold"]\n[[variant]]\nname = "scat"\n', encoding="utf-8")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('entrants = ["./mine/random",\n  "./mine/nobody"]\n[[variant]]\nname = "scat"\n', encoding="utf-8")
+    with Store(tmp_path / "arena.db") as store:
+        with pytest.raises(RunError, match=rf"^{bad}:1: .*mine/nobody"):
+            entrants(load_spec(bad), store)
+        assert store.versions() == [] and not (tmp_path / "registry").exists()
+        versions, challenger = entrants(load_spec(good), store)
+        assert challenger is None
+        assert sorted(v.bot for v in versions) == ["random", "threshold"]
+        copy = Path(next(v.path for v in versions if v.bot == "random") or "")
+        assert copy.is_relative_to(tmp_path / "registry") and (copy / "bot.py").is_file()
