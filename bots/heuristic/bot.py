@@ -1,6 +1,7 @@
 """A greedy heuristic bot for the draw-and-discard family (scat and every preset); the
 four- and five-card relatives (fifty-one, fifty-one-chinese, empat-satu) are played by
-``relatives.py``, chosen by the variant's rules family.
+``relatives.py`` and the widow family (schwimmen, stop-the-bus, switch) by ``widow.py``,
+chosen by the variant's rules family.
 
 What it does, in the order ``choose`` applies it (bot.toml ``notes`` cites the rules of
 thumb behind each step):
@@ -40,6 +41,7 @@ from itertools import combinations
 from typing import Any
 
 import relatives  # this folder is on sys.path (the bot host adds it)
+import widow as widow_family
 
 from arena.sdk import MatchInfo, hookimpl
 
@@ -453,7 +455,7 @@ def _exchange_result(hand: list[str], action: str, widow: list[str | None]) -> l
 
 
 _bot: Any = None
-"""The current match's bot: a Bot, or for the four- and five-card relatives one of relatives.FAMILIES."""
+"""The current match's bot: a Bot, or for another rules family one of relatives.FAMILIES, widow_family.FAMILIES."""
 _VALUES: dict[str, dict[int, float]] = {}
 """Hand values by the match options they were computed under (a process plays many matches)."""
 _SHIFT: dict[str, float] = {}
@@ -463,7 +465,8 @@ def _current(match: MatchInfo) -> Any:
     global _bot
     if _bot is None or _bot.match is not match:
         family = match.rules.family.name
-        _bot = relatives.FAMILIES[family](match) if family in relatives.FAMILIES else Bot(match)
+        players = {**relatives.FAMILIES, **widow_family.FAMILIES}
+        _bot = players[family](match) if family in players else Bot(match)
     return _bot
 
 
