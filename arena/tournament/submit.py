@@ -21,7 +21,7 @@ from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
 from arena.sandbox import Sandbox
-from arena.tournament.registry import content_hash, install
+from arena.tournament.registry import closed_to_others, content_hash, install
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store, VersionRow
 
@@ -67,8 +67,9 @@ def _claimed(manifest: BotManifest) -> list[str]:
         return list(known)
     unknown = [v for v in manifest.variants if v not in known]
     if unknown:
-        raise SubmitError(f"bot.toml: variants lists {', '.join(map(repr, unknown))}, which the arena does not "
-                          f"know; known variants: {', '.join(known)} (or \"*\" for all)")
+        raise SubmitError(f"{manifest.folder}/bot.toml: variants lists {', '.join(map(repr, unknown))}, which the "
+                          f"arena does not know\nhow to fix: list only known variants: {', '.join(known)} "
+                          "(or \"*\" for all); `arena variants` describes them")
     return list(manifest.variants)
 
 
@@ -78,15 +79,24 @@ def _describe(fault: Fault, variant: str, seed: int) -> str:
             f"{fault.kind}: {fault.detail}\nhow to fix: {fix}")
 
 
-async def _smoke(manifest: BotManifest, claimed: list[str], matches: int, progress: Callable[[str], None]) -> None:
+async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
+                 progress: Callable[[str], None]) -> str | None:
     """Play ``matches`` seeded matches per variant against ``random``, the bot in each seat,
-    behind every sandbox layer this machine offers."""
+    behind every sandbox layer this machine offers; the first failure and its fix, if any.
+
+    The failure is returned, not raised, so that it leaves the bots' nursery as itself
+    rather than wrapped in an exception group."""
     sandbox = await Sandbox.probe()
+    closed = closed_to_others(manifest.folder) if manifest.folder and "uid" in sandbox.active else None
+    if closed is not None:
+        return (f"{manifest.folder}: bots run as unprivileged users (sandbox layer uid), who cannot enter {closed}\n"
+                f"how to fix: submit from a folder every user can enter (`chmod o+x {closed}`), or copy the bot there")
     opponent = find_bot("random")
     time_control = TimeControl()
     for name in claimed:
         variant = get_variant(name)
         progress(f"smoke-testing {name}")
+        failure = None
         async with open_bots([manifest, opponent], time_control=time_control, sandbox=sandbox) as bots:
             for i in range(matches):
                 seats = list(bots) if i % 2 == 0 else list(reversed(bots))
@@ -95,7 +105,11 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int, progre
                                           time_control=time_control)
                 ours = [f for f in result.faults if (f.seat == 0) == (i % 2 == 0)]
                 if ours:
-                    raise SubmitError(_describe(ours[0], name, seed))
+                    failure = _describe(ours[0], name, seed)
+                    break
+        if failure is not None:
+            return failure
+    return None
 
 
 def submit(
@@ -128,7 +142,9 @@ def submit(
     known = {v.hash: v for v in store.versions(manifest.name, withdrawn=True)}
     existing = known.get(content_hash(path.resolve()))
     if existing is None:
-        trio.run(_smoke, manifest, claimed, matches, progress)
+        failure = trio.run(_smoke, manifest, claimed, matches, progress)
+        if failure is not None:
+            raise SubmitError(failure)
     version = install(store, manifest)
     if tournament is not None:
         store.enter(tournament, version.bot)
