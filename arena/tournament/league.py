@@ -3,8 +3,10 @@
 Tables are chosen in waves (as many as the workers play at once).  Each table starts with
 the bot that has played least, then adds the opponents that make the fairest table by
 TrueSkill's match quality, discounted for bots that have already played more.  A table
-plays one deal in every seat rotation, so the deal's luck cancels out.  League matches
-are stored under the tournament ``league``; a stopped league resumes where it stopped.
+plays one deal in every seat rotation, so the deal's luck cancels out (the last table of
+a run plays only the rotations that reach the number of matches asked for).  League
+matches are stored under the tournament ``league``; a stopped league resumes where it
+stopped.
 """
 
 from __future__ import annotations
@@ -114,20 +116,22 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
             seq = store.next_seq(LEAGUE)
             tables = []
             chosen: dict[int, int] = dict(played)
-            remaining = target - summary.played
-            count = wave if remaining == float("inf") else min(wave, -(-int(remaining) // settings.players))
+            budget = target - summary.played  # the last table of a run may play fewer rotations
+            count = wave if budget == float("inf") else min(wave, -(-int(budget) // settings.players))
             for _ in range(count):
                 group = choose_table(pool, current, chosen, settings.players, rng)
+                rotations = int(min(settings.players, budget))
+                budget -= rotations
                 for v in group:
-                    chosen[v.id] = chosen.get(v.id, 0) + settings.players
+                    chosen[v.id] = chosen.get(v.id, 0) + rotations
                 first = seq
                 seed = deal_seed(settings.seed, settings.variant, settings.players, first)
                 matches = tuple(
                     MatchSpec(f"{LEAGUE}-{settings.variant}-{first + r}", first + r, seed,
                               tuple((s + r) % settings.players for s in range(settings.players)))
-                    for r in range(settings.players)
+                    for r in range(rotations)
                 )
-                seq += settings.players
+                seq += rotations
                 tables.append(Table(f"{LEAGUE}-{settings.variant}-t{first}", settings.variant, spec.variants[0].options,
                                     tuple(group), matches))
             play(run_tables, spec, store, tables, executor, Rated(), summary)
