@@ -1,0 +1,75 @@
+"""``arena league`` through the real command: matches among the registered bots, stored
+under the tournament ``league``, continued by the next invocation, rated as they go."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tourney import arena, copy_bot, outcomes, scratch
+
+from arena.botspec import BOTS_DIR, load_manifest
+from arena.tournament.ratings import ratings
+from arena.tournament.registry import install
+from arena.tournament.store import Store
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    yield from scratch()
+
+
+@pytest.fixture
+def db(home: Path) -> Path:
+    """A database with three registered bots: random, threshold and lucky (random renamed)."""
+    path = home / "arena.db"
+    with Store(path) as store:
+        for name, source in (("random", "random"), ("threshold", "threshold"), ("lucky", "random")):
+            install(store, load_manifest(copy_bot(BOTS_DIR / source, home / "src" / name, name=name)))
+    return path
+
+
+def league(db: Path, *args: str) -> str:
+    result = arena("league", "--variant", "scat", "--players", "2", "--move-ms", "2000", "--db", db, "-q", *args)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def rated(db: Path) -> dict[str, tuple[float, float, int]]:
+    with Store(db) as store:
+        names = {v.id: v.bot for v in store.versions(withdrawn=True)}
+        return {names[v]: (r.mu, r.sigma, r.matches) for v, r in ratings(store, "league").items()}
+
+
+def test_the_league_plays_what_is_asked_and_a_second_run_continues_it(db: Path) -> None:
+    out = league(db, "--matches", "3")
+    assert "league: 3 matches played" in out and "3/3 stored (complete)" in out
+    first = outcomes(db, "league")
+    assert len(first) == 3 and all(len(seats) == 2 for seats in first.values())
+    before = rated(db)
+    assert sum(n for _, _, n in before.values()) == 3 * 2
+
+    out = league(db, "--matches", "4")
+    assert "league: 4 matches played" in out
+    both = outcomes(db, "league")
+    assert len(both) == 7 and {m: both[m] for m in first} == first  # new ids only, the old ones kept
+    assert sorted(int(re.sub(r"^league-scat-", "", m)) for m in both) == list(range(7))
+    after = rated(db)
+    assert after != before and sum(n for _, _, n in after.values()) == 7 * 2
+    assert set(after) == {"random", "threshold", "lucky"}  # the least-played bot always gets a table
+    with Store(db) as store:
+        assert {m.tournament for m in store.matches("league")} == {"league"}
+        assert [m.seq for m in store.matches("league")] == list(range(7))
+
+
+def test_a_withdrawn_bot_leaves_the_league_and_too_few_bots_are_refused(db: Path) -> None:
+    assert arena("withdraw", "lucky", "--db", db).returncode == 0
+    league(db, "--matches", "2")
+    assert {bot for seats in outcomes(db, "league").values() for bot, _ in seats} == {"random", "threshold"}
+
+    refused = arena("league", "--variant", "scat", "--players", "3", "--matches", "1", "--db", db)
+    assert refused.returncode == 2
+    assert "the league needs at least 3 registered bots that play scat, it has 2" in refused.stderr
+    assert len(outcomes(db, "league")) == 2
