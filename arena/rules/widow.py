@@ -428,15 +428,17 @@ class WidowState(MatchState):
 
     def _switch_exchanges(self, hand: list[Card]) -> list[Action]:
         """Switch: one card for any table card (face up by name, face down by place), or a whole table hand."""
-        legal: list[Action] = []
-        for h, (cards, up) in enumerate(zip(self.table, self.face_up)):
+        up: list[Card] = []
+        down: list[tuple[int, int]] = []
+        for h, (cards, faces) in enumerate(zip(self.table, self.face_up)):
             for p in range(3):
-                if up[p]:
-                    take = cards[p]
-                    legal.extend(SWAP_ONE[give][take] for give in hand)
+                if faces[p]:
+                    up.append(cards[p])
                 else:
-                    legal.extend(SWAP_BLIND[give][h][p] for give in hand)
-        legal.extend(SWAP_TABLE)
+                    down.append((h, p))
+        legal = [SWAP_ONE[give][take] for give in hand for take in up]
+        legal += [SWAP_BLIND[give][h][p] for give in hand for h, p in down]
+        legal += SWAP_TABLE
         return legal
 
     def _dealer_chooses(self, action: Action) -> None:
