@@ -23,6 +23,7 @@ goes on with an exchange or a swap.  The actions (their text is what bots send):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names, derive_seed, new_deck
@@ -130,14 +131,11 @@ def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValu
     special = special_level(cards, feuer, thirty_one, options["blitz_only_akt"])
     if options["ranking"] == "brag":
         hand = brag_value(cards)
-        return hand if not special else HandValue(hand.value, hand.cards, hand.label, hand.low_key,
-                                                  hand.high_key, special)
-    hand = thirty_one_value(cards, trips=options["trips"], three_aces=options["three_aces"],
-                            blitz_only_akt=options["blitz_only_akt"], tiebreak=options["tiebreak"],
-                            low_tiebreak=True)
-    if hand.special == special:
-        return hand
-    return HandValue(hand.value, hand.cards, hand.label, hand.low_key, hand.high_key, special)
+    else:
+        hand = thirty_one_value(cards, trips=options["trips"], three_aces=options["three_aces"],
+                                blitz_only_akt=options["blitz_only_akt"], tiebreak=options["tiebreak"],
+                                low_tiebreak=True)
+    return hand if hand.special == special else replace(hand, special=special)
 
 
 class WidowFamily(Family):
@@ -388,7 +386,7 @@ class WidowState(MatchState):
         self._publish()
         self.log.append(Event("forfeit", seat, {}))
         if self.seats.count <= 1:
-            self._finish("every other player forfeited" if self.seats.count else "every player forfeited")
+            self._finish("every other player forfeited")
         elif self._phase == _CHOICE:
             if seat == self.dealer:  # the widow is turned up as if the dealer had kept its hand
                 self._turn_up()
