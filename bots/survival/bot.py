@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.cards import POINTS, Card, parse_card
+from arena.rules import get_variant
 from arena.rules.hands import special_values, thirty_one_points
 from arena.sdk import MatchInfo, hookimpl
 
@@ -34,6 +35,8 @@ DECK32_SHIFT = 4.0
 BLITZ = 31.0
 TURN_ENDS = ("discard", "knock", "stand", "exchange")
 """Action kinds that end a seat's turn."""
+
+get_variant("scat")  # load the variant registry now, before the referee starts the clock
 
 
 def first_turn_threshold(players: int, place: int) -> float:

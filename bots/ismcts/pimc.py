@@ -1,0 +1,123 @@
+"""Determinized Monte Carlo search: sample a deal, try every candidate action on it, roll out.
+
+Each iteration samples one deal consistent with the seat's information set
+(:func:`infoset.sample_state`), and on that same deal plays every candidate action
+followed by a rollout of the round with the cheap policy (:mod:`playout`).  Comparing the
+candidates on the same deals (common random numbers) cancels most of the luck of the
+deal, so a few dozen deals separate them.  The search stops at its deadline, or earlier
+once the leader's paired advantage over every other candidate is clear.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from infoset import Knowledge, replay, sample_state
+from playout import ScatPlayout
+
+from arena.rules import Action, MatchState, Variant
+
+MIN_DEALS = 12
+"""Deals sampled before the search may stop early."""
+CHECK_EVERY = 6
+"""Deals between checks for an early stop."""
+CLEAR_LEAD = 3.0
+"""The leader stops the search when its mean paired advantage over each other candidate
+exceeds this many standard errors."""
+OVERRIDE_Z = 1.0
+"""Standard errors by which the search's choice must beat the rollout policy's own."""
+MAX_DEALS = 400
+"""Deals sampled at most, however long the budget (spares a shared machine)."""
+
+Utility = Callable[[Mapping[str, Any] | None], float]
+
+
+@dataclass
+class Tally:
+    """One candidate action and its rollout results, one per sampled deal."""
+
+    text: str
+    action: Action
+    results: list[float] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.results) / len(self.results) if self.results else -math.inf
+
+
+def z_score(a: Tally, b: Tally) -> float:
+    """How many standard errors ``a``'s mean paired advantage over ``b`` is (same deals)."""
+    diffs = [x - y for x, y in zip(a.results, b.results)]
+    k = len(diffs)
+    if k < 2:
+        return 0.0
+    mean = sum(diffs) / k
+    var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+    if var == 0:
+        return math.copysign(math.inf, mean) if mean else 0.0
+    return mean / math.sqrt(var / k)
+
+
+def clear_leader(tallies: Sequence[Tally]) -> bool:
+    """Whether the leader beats every other candidate by :data:`CLEAR_LEAD` standard errors."""
+    leader = max(tallies, key=lambda t: t.mean)
+    return all(other is leader or z_score(leader, other) > CLEAR_LEAD for other in tallies)
+
+
+def pick(tallies: Sequence[Tally], default: str) -> str:
+    """The best candidate if it beats ``default`` (the rollout policy's own choice) by
+    :data:`OVERRIDE_Z` standard errors, else ``default``: a few noisy deals should not
+    overturn a sound rule of thumb."""
+    leader = max(tallies, key=lambda t: t.mean)
+    base = next((t for t in tallies if t.text == default), None)
+    if base is None or leader is base or z_score(leader, base) >= OVERRIDE_Z:
+        return leader.text
+    return default
+
+
+def search(
+    variant: Variant,
+    options: Mapping[str, Any],
+    knowledge: Knowledge,
+    candidates: Sequence[str],
+    policy: ScatPlayout,
+    utility: Utility,
+    deadline: float,
+    rng: random.Random,
+) -> list[Tally]:
+    """Evaluate ``candidates`` (action texts) until ``deadline`` (``time.perf_counter`` time).
+
+    Returns one :class:`Tally` per candidate, all with the same number of results (zero if
+    not even one deal fitted in the time).
+    """
+    tallies = [Tally(text, Action.parse(text)) for text in candidates]
+    slowest = 0.0
+    deals = 0
+    while deals < MAX_DEALS:
+        began = time.perf_counter()
+        if began + slowest >= deadline:
+            break
+        sampled = sample_state(variant, options, knowledge, rng, policy.value)
+        if sampled is None:
+            break
+        deck, first = sampled
+        results = []
+        for i, tally in enumerate(tallies):
+            state: MatchState | None = first if i == 0 else replay(variant, options, knowledge, deck)
+            if state is None:
+                break
+            state.apply(tally.action)
+            results.append(utility(policy.finish_round(state)))
+        else:
+            for tally, result in zip(tallies, results):
+                tally.results.append(result)
+            deals += 1
+        slowest = max(slowest, time.perf_counter() - began)
+        if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
+            break
+    return tallies

@@ -1,0 +1,85 @@
+"""The strength bots (survival, tracker, ismcts) play real matches through the referee.
+
+Each bot runs in its own sandboxed process, one set of processes per test serving every
+match, as in a tournament.  Every variant a bot claims is played over several seeds and
+table sizes without a fault; the search bot plays with a short time control, no bank and
+no extra first-move time, and no decision of it may take longer than ``move_ms``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from arena.botspec import find_bot
+from arena.referee import Bot, MatchResult, TimeControl, open_bots, play_match
+from arena.rules import get_variant
+
+SCAT_FAMILY = (
+    "scat",
+    "scat-trips",
+    "dollar-bill",
+    "eenendertigen",
+    "california-quick",
+    "west-lansing",
+    "no-elimination",
+    "banking",
+)
+BASELINE_SEEDS = (1, 2, 3, 4, 5, 6)
+SEARCH_SEEDS = (1, 2)
+SEARCH_CONTROL = TimeControl(move_ms=100, bank_ms=0, first_move_ms=0, startup_ms=10_000)
+"""No bank and no first-move allowance: any decision over move_ms is a timeout fault."""
+TABLE = ("{bot}", "random", "tracker", "survival", "random")
+"""Seats of the processes opened per test: a table of k players takes the first k, rotated.
+Every bot here loads the rules engine before it answers hello, so no first move needs
+extra time."""
+
+
+def _check(result: MatchResult, players: int) -> None:
+    assert result.faults == [], result.faults
+    placements = result.outcome["placements"]
+    assert sorted(placements)[0] == 1 and all(1 <= p <= players for p in placements), placements
+
+
+async def _play(name: str, seeds: tuple[int, ...], control: TimeControl) -> list[tuple[str, int, MatchResult]]:
+    manifests = [find_bot(entry.format(bot=name)) for entry in TABLE]
+    assert all(find_bot(name).plays(v) for v in SCAT_FAMILY)
+    results = []
+    async with open_bots(manifests, time_control=control) as bots:
+        assert all(isinstance(bot, Bot) for bot in bots), bots
+        for index, variant in enumerate(SCAT_FAMILY):
+            for seed in seeds:
+                players = 2 + (seed + index) % 4
+                shift = seed % players
+                table = bots[:players][shift:] + bots[:players][:shift]
+                result = await play_match(get_variant(variant), table, seed=seed, time_control=control,
+                                          match_id=f"{variant}-{seed}")
+                results.append((variant, players, result))
+    return results
+
+
+def _seats_of(name: str, result: MatchResult) -> list[int]:
+    label = find_bot(name).label
+    return [seat for seat, bot in enumerate(result.bots) if bot == label]
+
+
+@pytest.mark.parametrize("name", ["survival", "tracker"])
+def test_baseline_plays_every_scat_variant_without_faults(name: str) -> None:
+    results = trio.run(_play, name, BASELINE_SEEDS, TimeControl(move_ms=500, bank_ms=2000))
+    assert len(results) == len(SCAT_FAMILY) * len(BASELINE_SEEDS)
+    for variant, players, result in results:
+        _check(result, players)
+        assert any(result.timings[s].decisions for s in _seats_of(name, result)), (variant, result.bots)
+
+
+def test_search_bot_plays_every_scat_variant_within_its_time() -> None:
+    results = trio.run(_play, "ismcts", SEARCH_SEEDS, SEARCH_CONTROL)
+    budget_s = SEARCH_CONTROL.move_ms / 1000
+    decisions = 0
+    for variant, players, result in results:
+        _check(result, players)
+        for seat in _seats_of("ismcts", result):
+            timing = result.timings[seat]
+            decisions += timing.decisions
+            assert timing.max_s <= budget_s, f"{variant}: a decision took {timing.max_s * 1000:.0f} ms"
+    assert decisions > 100
