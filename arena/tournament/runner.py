@@ -167,14 +167,22 @@ class LocalExecutor(Executor):
                         if outstanding == 0 and not queue:
                             await process.stdin.aclose()
                 if outstanding or queue:
-                    await process.wait()
+                    status = await process.wait()
                     tail = stderr.decode("utf-8", "replace")[-STDERR_KEEP:].strip()
-                    raise RunError(f"referee worker {core} exited with status {process.returncode}"
+                    raise RunError(f"referee worker {core} {_ended(status)} before its tables were played"
                                    + (f":\n{tail}" if tail else ""))
                 nursery.cancel_scope.cancel()
         finally:
             with trio.CancelScope(shield=True):
                 await _stop(process)
+
+
+def _ended(status: int) -> str:
+    """How a process ended, from its exit status."""
+    try:
+        return f"was killed by {signal.Signals(-status).name}" if status < 0 else f"exited with status {status}"
+    except ValueError:
+        return f"was killed by signal {-status}"
 
 
 async def _drain(stream: trio.abc.ReceiveStream, keep: bytearray) -> None:
