@@ -11,10 +11,11 @@ import contextlib
 import fcntl
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import combinations
 from pathlib import Path
 
@@ -164,71 +165,65 @@ def resume_file(folder: Path, bots: dict[str, Path]) -> Path:
     return tournament_file(folder, "resume", entrants, [("scat", [2])], deals=3)
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(shared: Path, bots: dict[str, Path]) -> tuple[dict[str, object], dict[str, object]]:
-    """The outcomes and ratings of the resume tournament run straight through."""
-    folder = shared / "uninterrupted"
-    folder.mkdir()
-    db = folder / "arena.db"
-    run_ok(resume_file(folder, bots), db)
-    return dict(outcomes(db, "resume")), {
-        "overall": ratings_by_bot(db, "resume/*"), "scat": ratings_by_bot(db, "resume/scat")}
-
-
 def started_slowly(path: Path, db: Path) -> subprocess.Popen[str]:
     """``arena run`` one match at a time, so a stop finds most of the tournament unplayed."""
     return start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1")
 
 
-def test_a_run_killed_with_sigkill_resumes_to_the_results_of_an_uninterrupted_run(
-    home: Path, bots: dict[str, Path], uninterrupted: tuple[dict[str, object], dict[str, object]]
+def worker_of(run: set[tuple[int, int]]) -> int:
+    """The referee worker among a run's processes."""
+    [pid] = [pid for pid, _ in run if "arena.tournament.worker" in Path(f"/proc/{pid}/cmdline").read_text()]
+    return pid
+
+
+def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
+    shared: Path, home: Path, bots: dict[str, Path]
 ) -> None:
+    (shared / "straight").mkdir()
+    straight = shared / "straight" / "arena.db"
+    run_ok(resume_file(shared / "straight", bots), straight)
+    expected = outcomes(straight, "resume")
+    assert len(expected) == 18
     path, db = resume_file(home, bots), home / "arena.db"
-    process = started_slowly(path, db)
-    wait_until(lambda: stored_count(db, "resume") >= 3, "three stored matches")
-    run = descendants(process.pid)
-    assert run, "the run has a referee worker"
-    kill(process)
-    process.wait()
-    no_processes_left(run)
-    no_bots_left(home)
-    before = outcomes(db, "resume")
-    assert 3 <= len(before) < 18
-    expected, ratings = uninterrupted
-    assert all(expected[m] == seats for m, seats in before.items())  # every stored match is whole
 
-    out = run_ok(path, db)
-    assert f"{18 - len(before)} matches played" in out and "18/18 stored (complete)" in out
-    assert outcomes(db, "resume") == expected
-    assert {"overall": ratings_by_bot(db, "resume/*"), "scat": ratings_by_bot(db, "resume/scat")} == ratings
+    def stopped(how: Callable[[subprocess.Popen[str], set[tuple[int, int]]], None]) -> tuple[int, str]:
+        """Start a run, stop it ``how`` once two more matches are stored; its status and
+        stderr, after checking that it left nothing running and stored only whole matches."""
+        before = stored_count(db, "resume")
+        process = started_slowly(path, db)
+        wait_until(lambda: stored_count(db, "resume") >= before + 2, "two more stored matches")
+        run = descendants(process.pid)
+        how(process, run)
+        status, _, err = finish(process)
+        no_processes_left(run)
+        no_bots_left(home)
+        kept = outcomes(db, "resume")
+        assert before + 2 <= len(kept) < 18
+        assert all(expected[m] == seats for m, seats in kept.items())  # each one whole, as it would have been
+        return status, err
 
+    # the runner killed outright (kill -9, the OOM killer): its worker and bots go with it
+    status, _ = stopped(lambda process, _: kill(process))
+    assert status == -signal.SIGKILL
 
-def test_ctrl_c_stops_cleanly_refuses_a_second_run_meanwhile_and_resumes(
-    home: Path, bots: dict[str, Path], uninterrupted: tuple[dict[str, object], dict[str, object]]
-) -> None:
-    path, db = resume_file(home, bots), home / "arena.db"
-    process = started_slowly(path, db)
-    wait_until(lambda: stored_count(db, "resume") >= 2, "two stored matches")
-
-    second = arena("run", path, "--db", db, "-q")
-    assert second.returncode == 2
-    assert "'resume' is already running" in second.stderr and "resume.lock" in second.stderr
-
-    run = descendants(process.pid)
-    ctrl_c(process)
-    status, _, err = finish(process)
+    # Ctrl+C: every bot killed, the finished matches kept, and how to resume
+    status, err = stopped(lambda process, _: ctrl_c(process))
     assert status == 130, err
-    kept = outcomes(db, "resume")
-    assert f"{len(kept)} finished matches are kept" in err
+    assert f"{stored_count(db, 'resume')} finished matches are kept" in err
     assert f"Run `arena run {path}` again to resume" in err
-    no_processes_left(run)
-    no_bots_left(home)
-    expected, ratings = uninterrupted
-    assert 2 <= len(kept) < 18 and all(expected[m] == seats for m, seats in kept.items())
 
-    run_ok(path, db)
+    # a referee worker killed: the run stops and says why
+    status, err = stopped(lambda _, run: os.kill(worker_of(run), signal.SIGKILL))
+    assert status == 2, err
+    assert "referee worker 0 was killed by SIGKILL before its tables were played" in err
+    assert "run again to resume" in err and "Traceback" not in err
+
+    left = 18 - stored_count(db, "resume")
+    out = run_ok(path, db)
+    assert f"{left} matches played" in out and "18/18 stored (complete)" in out
     assert outcomes(db, "resume") == expected
-    assert ratings_by_bot(db, "resume/*") == ratings["overall"]  # type: ignore[index]
+    for scope in ("resume/*", "resume/scat"):
+        assert ratings_by_bot(db, scope) == ratings_by_bot(straight, scope)
 
 
 def test_a_held_lock_refuses_the_run_and_changes_nothing(home: Path, bots: dict[str, Path]) -> None:
@@ -286,13 +281,17 @@ def test_a_malformed_tournament_file_is_refused_with_file_line_and_name_and_writ
 # -- a database that stops working ---------------------------------------------------------------
 
 
-def test_a_locked_database_stops_the_run_cleanly_keeping_the_finished_matches(
+def test_a_second_run_is_refused_and_a_locked_database_stops_the_first_keeping_its_matches(
     home: Path, bots: dict[str, Path]
 ) -> None:
     path, db = resume_file(home, bots), home / "arena.db"
     process = start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1",
                           env={"ARENA_DB_TIMEOUT": "0.5"})
     wait_until(lambda: stored_count(db, "resume") >= 2, "two stored matches")
+    second = arena("run", path, "--db", db, "-q")
+    assert second.returncode == 2
+    assert "tournament 'resume' is already running" in second.stderr and "resume.lock" in second.stderr
+
     run = descendants(process.pid)
     blocker = sqlite3.connect(db, isolation_level=None)
     try:
