@@ -342,6 +342,18 @@ def play(function: Callable[..., Awaitable[None]], *args: object) -> None:
         raise first from None
 
 
+def _check_filled(spec: TournamentSpec, tables: Sequence[Table], bots: int, observer: Observer) -> None:
+    """Say which tables of the file no group of entrants fills; RunError if none is filled
+    (a tournament of no matches would look complete)."""
+    filled = {(t.variant, len(t.versions)) for t in tables}
+    empty = [f"{p.variant.name} for {n}" for p in spec.variants for n in p.tables if (p.variant.name, n) not in filled]
+    if not tables:
+        raise RunError(f"{spec.locate('variant')}: no table can be filled by these {bots} bots (tables of "
+                       f"{', '.join(empty)}); add entrants, or check the variants their bot.toml lists")
+    if empty:
+        observer.notice(f"no tables of {', '.join(empty)}: too few of the entrants play them")
+
+
 def _fit_concurrency(spec: TournamentSpec, workers: int, concurrency: int, observer: Observer) -> int:
     """Fewer tables at once if the sandbox's bot users would run out."""
     users = len(UidPool()) if os.geteuid() == 0 else 0
@@ -367,6 +379,7 @@ def run_tournament(
     with lock(store, spec.name):
         versions, challenger = entrants(spec, store)
         tables = schedule(spec, versions, challenger)
+        _check_filled(spec, tables, len(versions), observer)
         total = sum(len(t.matches) for t in tables)
         finished = store.finished_ids(spec.name)
         todo = [rest for t in tables if (rest := t.remaining(finished)).matches]

@@ -103,10 +103,12 @@ def run_ok(path: Path, db: Path, *args: str) -> str:
 def test_round_robin_stores_every_scheduled_match_once_with_rotations_and_duplicate_deals(
     home: Path, bots: dict[str, Path]
 ) -> None:
-    path = tournament_file(home, "rr", list(bots.values()), [("scat", [2, 3])], deals=2)
+    path = tournament_file(home, "rr", list(bots.values()), [("scat", [2, 3, 4])], deals=2)
     db = home / "arena.db"
-    out = run_ok(path, db)
-    assert "18/18 stored (complete)" in out
+    result = arena("run", path, "--db", db, "-q")
+    assert result.returncode == 0, result.stderr
+    assert "no tables of scat for 4: too few of the entrants play them" in result.stderr
+    assert "18/18 stored (complete)" in result.stdout
     stored = outcomes(db, "rr")
     assert len(stored) == 3 * 2 * 2 + 1 * 2 * 3  # 3 pairs, 2 deals, 2 rotations; 1 trio, 2 deals, 3 rotations
     assert set(stored) == scheduled_ids(path, db)
@@ -240,6 +242,15 @@ def test_a_held_lock_refuses_the_run_and_changes_nothing(home: Path, bots: dict[
     for table in ("versions", "tournaments", "matches", "ratings"):
         assert table_rows(db, table) == [], table
     assert not (home / "registry").exists()
+
+
+def test_a_tournament_whose_tables_no_entrants_fill_is_refused(home: Path, bots: dict[str, Path]) -> None:
+    path = tournament_file(home, "empty", [bots["random"], bots["threshold"]], [("scat", [3, 4])])
+    line = path.read_text().splitlines().index("[[variant]]") + 1
+    result = arena("run", path, "--db", home / "arena.db", "-q")
+    assert result.returncode == 2
+    assert f"{path}:{line}: no table can be filled by these 2 bots (tables of scat for 3, scat for 4)" in result.stderr
+    assert stored_count(home / "arena.db", "empty") == 0
 
 
 # -- bad input ----------------------------------------------------------------------------------
