@@ -130,7 +130,7 @@ def manifest_for(bot: str, path: str | None) -> BotManifest:
 def find(store: Store, ref: str, base: Path | None = None) -> VersionRow | BotManifest:
     """What an entrant name stands for, registering nothing: a registered bot's newest
     version, else the manifest of a folder (relative to ``base`` first), bundled or
-    installed bot."""
+    installed bot.  A withdrawn bot stays out until it is submitted again."""
     looks_like_path = "/" in ref or ref.startswith(".")
     if not looks_like_path:
         latest = store.latest(ref)
@@ -139,6 +139,10 @@ def find(store: Store, ref: str, base: Path | None = None) -> VersionRow | BotMa
     if base is not None and looks_like_path and (base / ref).is_dir():
         ref = str(base / ref)
     try:
-        return find_bot(ref)
+        manifest = find_bot(ref)
     except ManifestError as error:
         raise ManifestError(f"{error} (nor is it a registered bot: `arena bots` lists them)") from None
+    if store.latest(manifest.name) is None and store.versions(manifest.name, withdrawn=True):
+        raise ManifestError(f"bot {manifest.name!r} was withdrawn (`arena withdraw`): `arena submit` it to bring it "
+                            "back, or take it out of the entrants")
+    return manifest

@@ -172,5 +172,10 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
         assert version.withdrawn is not None
         assert store.entries("open") == []
 
+    named = tournament_file(home, "named", [field[0], candidate])
+    refused = arena("run", named, "--db", db, "-q")
+    assert refused.returncode == 2
+    assert "bot 'candidate' was withdrawn (`arena withdraw`): `arena submit` it to bring it back" in refused.stderr
+
     missing = arena("withdraw", "nobody", "--db", db)
     assert missing.returncode == 2 and "no registered version of 'nobody'" in missing.stderr
