@@ -381,9 +381,26 @@ def test_hostile_entrants_fault_in_their_matches_and_the_run_completes(home: Pat
             assert faults == set() and match.reason != "", match.id
         else:
             assert faults == {(seated.index(opponent), HOSTILE[opponent])}, (match.id, match.faults)
+            assert {f["penalty"] for f in match.faults} == {"forfeit"}
+            if opponent == "hang":  # the file's time control, not the default's 11 s
+                waited = re.search(r"no answer within (\d+) ms", match.faults[0]["detail"])
+                assert waited is not None and int(waited.group(1)) <= 150 + 300, match.faults
             assert match.seats[seated.index(opponent)].faults == 1
             assert match.placements[seated.index("random")] == 1  # the bot that played on wins
     no_bots_left(home)
+
+
+def test_the_files_fault_policy_reaches_the_referee(home: Path, bots: dict[str, Path]) -> None:
+    path = tournament_file(home, "policy", [bots["random"], REFEREE_BOTS / "illegal"],
+                           extra='[faults]\npolicy = "substitute"\nstrikes = 2')
+    db = home / "arena.db"
+    run_ok(path, db)
+    with Store(db) as store:
+        matches = list(store.matches("policy"))
+    assert len(matches) == 2
+    for match in matches:  # a random action for the first illegal one, out at the second
+        assert [(f["kind"], f["penalty"]) for f in match.faults] == [
+            ("illegal_action", "substituted"), ("illegal_action", "disqualified")]
 
 
 def test_a_database_folder_the_bots_users_cannot_enter_is_refused_before_any_match(
