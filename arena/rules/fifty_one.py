@@ -29,6 +29,8 @@ CLEAR: Final = Action.of("clear")
 STOP: Final = "stop"
 
 _TURN, _MUST_SWAP = 0, 1
+_MAY_STOP: Final = ("", STOP)
+_NO_STOP: Final = ("",)
 
 OPTIONS: Final = (
     OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players"),
@@ -114,9 +116,7 @@ class FiftyOneState(SeriesState):
 
     def _legal_now(self) -> list[Action]:
         seat = self._seat
-        legal = swap_one_actions(self.hands[seat], self.table)
-        if self.stopper < 0:
-            legal += swap_one_actions(self.hands[seat], self.table, STOP)
+        legal = swap_one_actions(self.hands[seat], self.table, _MAY_STOP if self.stopper < 0 else _NO_STOP)
         if self._phase == _TURN and self._turns[seat]:
             legal.append(CLEAR)
         return legal

@@ -48,11 +48,12 @@ def _swap_row(give: Card, arg: str) -> tuple[Action, ...]:
     return tuple(Action.of("swap_one", give, take, arg=arg) for take in CARDS)
 
 
-def swap_one_actions(hand: Iterable[Card], table: Sequence[Card], arg: str = "") -> list[Action]:
-    """Every ``swap_one GIVE TAKE`` of a hand card for a face-up card (the hot path: rows
-    of interned actions are built once)."""
+def swap_one_actions(hand: Iterable[Card], table: Sequence[Card], args: Sequence[str] = ("",)) -> list[Action]:
+    """Every ``swap_one GIVE TAKE ARG`` of a hand card for a face-up card, for each of
+    ``args`` (the hot path: rows of interned actions are built once)."""
     table = sorted(table)
-    return [row[take] for give in sorted(hand) for row in (_swap_row(give, arg),) for take in table]
+    hand = sorted(hand)
+    return [row[take] for arg in args for give in hand for row in (_swap_row(give, arg),) for take in table]
 
 
 class SeriesState(MatchState):
