@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 import pluggy
 
 from arena import PROTOCOL_VERSION
-from arena.confine import confine_from_env
+from arena.confine import confine_from_env, take_stdio_from_env
 from arena.sdk import PROJECT, BotSpec, MatchInfo
 
 __all__ = ["load_plugin", "serve"]
@@ -143,6 +143,7 @@ def _arguments(argv: list[str]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    take_stdio_from_env()
     confine_from_env()  # before any of the bot's code is imported
     args = _arguments(sys.argv[1:] if argv is None else argv)
     protocol_out = os.fdopen(os.dup(1), "wb")

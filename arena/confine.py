@@ -1,6 +1,8 @@
-"""Landlock: a bot confines itself to the paths it needs before any of its code runs.
+"""What a bot process does first, inside its sandbox, before any of its code runs: take
+its protocol pipes (:func:`take_stdio_from_env`) and confine itself with Landlock to the
+paths it needs.
 
-Applied inside the bot's namespaces (after bubblewrap has built its mounts: a
+Landlock is applied inside the bot's namespaces (after bubblewrap has built its mounts: a
 landlocked process may no longer change its mount topology).  Python bots are confined
 by the bot host before it imports the bot; other bots start through
 ``python .../arena/confine.py -- COMMAND...`` (run as a script: standard library only,
@@ -24,9 +26,10 @@ import struct
 import sys
 from collections.abc import Iterable
 
-__all__ = ["ENV", "abi_version", "confine", "confine_from_env"]
+__all__ = ["ENV", "STDIO_ENV", "abi_version", "confine", "confine_from_env", "take_stdio_from_env"]
 
 ENV = "ARENA_LANDLOCK"
+STDIO_ENV = "ARENA_STDIO"
 
 # x86_64 and aarch64 (and every architecture since 5.13) share these numbers.
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
@@ -111,12 +114,29 @@ def confine_from_env() -> int:
     return confine(rules.get("read", []), rules.get("write", []))
 
 
+def take_stdio_from_env() -> None:
+    """Move the protocol pipes the launcher passed as ``ARENA_STDIO="IN OUT"`` to fds 0 and 1.
+
+    Under bubblewrap the pipes arrive above fd 2: bubblewrap's own helper processes keep
+    their stdin and stdout (/dev/null) but close every other descriptor, so the bot alone
+    holds its end of each pipe and the referee sees at once when it closes its stdout."""
+    spec = os.environ.pop(STDIO_ENV, None)
+    if not spec:
+        return
+    fd_in, fd_out = (int(fd) for fd in spec.split())
+    os.dup2(fd_in, 0)
+    os.dup2(fd_out, 1)
+    os.close(fd_in)
+    os.close(fd_out)
+
+
 def main(argv: list[str]) -> None:
-    """``python confine.py -- COMMAND...``: confine, then exec the command."""
+    """``python confine.py -- COMMAND...``: take the protocol pipes, confine, then exec the command."""
     if argv[:1] == ["--"]:
         argv = argv[1:]
     if not argv:
         raise SystemExit("usage: python confine.py -- COMMAND [ARGS...]")
+    take_stdio_from_env()
     confine_from_env()
     os.execvp(argv[0], argv)
 

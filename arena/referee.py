@@ -34,7 +34,7 @@ from arena.protocol import (
     encode,
     encode_raw,
 )
-from arena.rules import Event, Variant
+from arena.rules import Action, Event, Variant
 from arena.sandbox import Sandbox, Sandboxed, SandboxError
 
 __all__ = [
@@ -125,6 +125,18 @@ class SeatTiming:
     decisions: int = 0
     total_s: float = 0.0
     max_s: float = 0.0
+    cpu_s: float = 0.0
+    """CPU time the bot's whole process tree used during its decisions (the cgroup layer's
+    accounting; 0 without it)."""
+    max_cpu_s: float = 0.0
+
+    def add(self, spent_s: float, cpu_s: float) -> None:
+        """Count one decision: ``spent_s`` on the referee's clock, ``cpu_s`` of the bot's CPU."""
+        self.decisions += 1
+        self.total_s += spent_s
+        self.max_s = max(self.max_s, spent_s)
+        self.cpu_s += cpu_s
+        self.max_cpu_s = max(self.max_cpu_s, cpu_s)
 
 
 @dataclass
@@ -444,6 +456,14 @@ async def open_bots(
             nursery.cancel_scope.cancel()
 
 
+def _chosen(text: str, legal: Sequence[Action]) -> Action:
+    """The legal action whose text the bot sent; an ``illegal_action`` fault otherwise."""
+    for action in legal:
+        if action.text == text:
+            return action
+    raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
+
+
 def _split(news: list[bytes], budget: int) -> tuple[list[bytes], list[bytes]]:
     """(``events`` messages to send first, events that fit in the next message)."""
     if len(news) * _EVENT_MAX <= budget or sum(len(n) + 1 for n in news) <= budget:
@@ -569,29 +589,24 @@ async def play_match(
             b',"time_left_ms":', str(int(allowed_ms)).encode(),
             b',"events":[', b",".join(news), b"]}\n",
         ))
+        sandboxed = current.sandboxed
+        cpu_start = sandboxed.cpu_ns() if sandboxed.accounts_cpu else -1
         began = time.perf_counter()
+        failure: BotFault | None = None
         try:
-            text = await current.ask(payload, request, allowed_ms / 1000)
-            for action in legal:
-                if action.text == text:
-                    break
-            else:
-                raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
+            action = _chosen(await current.ask(payload, request, allowed_ms / 1000), legal)
         except BotFault as error:
-            if await fault(seat, error):
+            failure = error
+        spent = time.perf_counter() - began
+        timings[seat].add(spent, (sandboxed.cpu_ns() - cpu_start) / 1e9 if cpu_start >= 0 else 0.0)
+        overrun_ms = spent * 1000 - budget_ms
+        if overrun_ms > 0:
+            bank_ms[seat] = max(0.0, bank_ms[seat] - overrun_ms)
+        first[seat] = False
+        if failure is not None:
+            if await fault(seat, failure):
                 continue
             action = substitute.choice(legal)
-        finally:
-            spent = time.perf_counter() - began
-            timing = timings[seat]
-            timing.decisions += 1
-            timing.total_s += spent
-            if spent > timing.max_s:
-                timing.max_s = spent
-            overrun_ms = spent * 1000 - budget_ms
-            if overrun_ms > 0:
-                bank_ms[seat] = max(0.0, bank_ms[seat] - overrun_ms)
-            first[seat] = False
         state.apply(action)
 
     assert state.outcome is not None

@@ -6,17 +6,20 @@ the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch
 
 1. creates the bot's control groups (memory and pids limits, CPU accounting, kill) and
    a private scratch folder, owned by the bot's user;
-2. forks; the child joins the groups, sets its rlimits, starts a new session and drops
-   to an unprivileged user of the pool (``arena-bot-N``);
+2. forks; the child joins the groups, sets its rlimits, starts a new session, moves the
+   protocol pipes above fd 2 (under bubblewrap) and drops to an unprivileged user of
+   the pool (``arena-bot-N``);
 3. as that user, execs bubblewrap: new user, pid, network, ipc, uts and mount
-   namespaces, a read-only minimal root (``/usr``, the interpreter, the arena package,
-   the bot's folder), a private ``/tmp``, ``/dev/shm`` and ``/proc``, the scratch folder
-   as the only writable place, an empty environment, no capabilities, and the seccomp
-   filter; it dies with the referee;
-4. bubblewrap execs the bot.
+   namespaces, a read-only minimal root (``/usr``, the interpreter, the arena package
+   and its libraries, the bot's folder, in unlistable folders), a private ``/tmp``,
+   ``/dev/shm`` and ``/proc``, the scratch folder as the only writable place, an empty
+   environment, no capabilities, and the seccomp filter; it dies with the referee;
+4. bubblewrap execs the bot, whose first code (:mod:`arena.confine`) takes its pipes
+   back to fds 0 and 1 and applies Landlock.
 
-:meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, the session, and
-anything left in the groups) and removes the groups and the scratch folder.
+:meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, the
+session, the bot's user, and anything left in the groups), waits until the user has no
+process left, and removes the groups and the scratch folder.
 """
 
 from __future__ import annotations
@@ -30,15 +33,14 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
-from arena import confine as landlock
-from arena.sandbox import seccomp
+from arena import confine
+from arena.sandbox import seccomp, tree
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
 from arena.sandbox.uids import Lease, UidPool
 
@@ -46,12 +48,17 @@ __all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandbo
 
 _MB = 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent.parent  # the arena package
+IMPORT_DIR = "/run/arena"
+"""Inside bubblewrap: the folder on a Python bot's import path that holds only ``arena``
+(a link to the package), so that the folders around the package can stay unlistable."""
+_SYSTEM_MOUNTS = frozenset(map(Path, ("/", "/usr", "/tmp", "/dev", "/proc")))
 PROBE_BOT = Path(__file__).resolve().parent / "probe_bot.py"
 
 LAYERS: dict[str, str] = {
     "rlimits": "memory hogs, CPU loops, huge files, fd floods (address space, CPU, file size, open files)",
     "session": "a bot's children outliving it: own session and process group, killed as one",
-    "uid": "reading root-only files, signalling the referee or other bots (one unprivileged user per bot)",
+    "uid": "reading root-only files, signalling the referee or other bots (one unprivileged user per bot, "
+           "whose every process dies with the bot)",
     "bwrap": "the network, the filesystem beyond its own folders, other processes (bubblewrap namespaces)",
     "seccomp": "sockets, ptrace, mount, unshare, bpf, io_uring and other kernel interfaces",
     "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
@@ -114,65 +121,59 @@ class Sandboxed:
     cgroup: BotCgroup | None = None
     lease: Lease | None = None
     _done: bool = field(default=False, repr=False)
+    _cpu_fd: int = field(default=-1, repr=False)
 
     @property
     def pid(self) -> int:
         """The launched process's id (its process group and session id too)."""
         return self.process.pid
 
+    @property
+    def accounts_cpu(self) -> bool:
+        """Whether :meth:`cpu_ns` counts the tree's CPU time (the cgroup layer's cpuacct)."""
+        return self.cgroup is not None and self.cgroup.cpuacct is not None
+
     def cpu_ns(self) -> int:
-        """CPU time the whole tree has used (0 without the cgroup layer)."""
-        return self.cgroup.cpu_ns() if self.cgroup else 0
+        """CPU time the whole tree has used so far (0 without the cgroup layer or once it
+        is killed).  One ``pread`` of a counter kept open: cheap enough for every decision."""
+        if self._cpu_fd < 0:
+            if self._done or self.cgroup is None or self.cgroup.cpuacct is None:
+                return 0
+            try:
+                self._cpu_fd = os.open(self.cgroup.cpuacct / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return 0
+        try:
+            return int(os.pread(self._cpu_fd, 32, 0))
+        except (OSError, ValueError):
+            return 0
 
     async def kill(self) -> None:
         """Kill the bot's whole tree, reap it, and remove its groups and scratch folder."""
         if self._done:
             return
         self._done = True
+        if self._cpu_fd >= 0:
+            os.close(self._cpu_fd)
+            self._cpu_fd = -1
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
-        kill_session(self.process.pid)  # before the reap: the leader's pid still holds the sid
-        if self.cgroup is not None:
-            self.cgroup.kill()
+        uid = self.lease.uid if self.lease else None
         with trio.CancelScope(shield=True):
+            # the session before the leader is reaped: until then its pid holds the session id
+            await tree.kill_tree(self.pid, uid)
+            if self.cgroup is not None:
+                self.cgroup.kill()
             await self.process.wait()
+            # a user whose killed processes are not reaped in time stays out of the pool
+            released = uid is None or await tree.wait_reaped(uid)
         if self.cgroup is not None:
             self.cgroup.remove()
-        if self.lease is not None:
+        if self.lease is not None and released:
             self.lease.release()
         shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-def _live_session_members(sid: int) -> list[int]:
-    """Processes of session ``sid`` that are not yet dead (zombies excluded), from /proc."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as file:
-                    stat = file.read()
-            except OSError:
-                continue  # gone meanwhile
-            state, _ppid, _pgid, session = stat[stat.rindex(b")") + 2 :].split(maxsplit=4)[:4]
-            if int(session) == sid and state not in (b"Z", b"X"):
-                members.append(int(entry))
-    return members
-
-
-def kill_session(sid: int, timeout_s: float = 2.0) -> None:
-    """SIGKILL every process of the bot's session, until none is left.
-
-    Killing the process group misses children that moved to a group of their own
-    (``setpgid``) without leaving the session; only ``setsid`` escapes this, and the
-    cgroup layer catches those."""
-    deadline = time.monotonic() + timeout_s
-    while (members := _live_session_members(sid)) and time.monotonic() < deadline:
-        for pid in members:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.001)
 
 
 def _accessible_to_others(path: Path) -> bool:
@@ -188,9 +189,11 @@ def _bot_python() -> str:
     """An interpreter an unprivileged user can run, of this interpreter's version.
 
     The arena's own may live under a private home (pyenv under /root); the system one of
-    the same minor version can load the same compiled modules.
+    the same minor version can load the same compiled modules.  A virtual environment's
+    interpreter is a link: the bot runs its target, which the sandbox shows (the bot
+    imports the environment's libraries through ``PYTHONPATH``, not the link's folder).
     """
-    own = Path(sys.executable)
+    own = Path(sys.executable).resolve()
     if _accessible_to_others(own):
         return str(own)
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
@@ -201,15 +204,19 @@ def _bot_python() -> str:
                        f"{own} and in /usr/bin, /usr/local/bin)")
 
 
-def _module_dirs() -> list[Path]:
-    """Folders a Python bot imports from: the arena's parent and its dependencies' site dirs."""
+def _site_dirs() -> list[Path]:
+    """The site folders of the arena's dependencies, which a Python bot imports."""
     import msgspec
     import pluggy
 
-    dirs = {_PACKAGE.parent}
-    for module in (msgspec, pluggy):
-        dirs.add(Path(module.__file__ or "").resolve().parent.parent)
-    return sorted(dirs)
+    return sorted({Path(module.__file__ or "").resolve().parent.parent for module in (msgspec, pluggy)})
+
+
+def _hidden_parents(binds: Sequence[Path]) -> list[Path]:
+    """Folders bubblewrap must create to hold ``binds``: made traversable but unlistable,
+    so a bot sees nothing of the trees its binds live in (the repository, other bots)."""
+    parents = {parent for path in binds for parent in path.parents}
+    return sorted(p for p in parents - _SYSTEM_MOUNTS if not any(p == b or b in p.parents for b in binds))
 
 
 class Sandbox:
@@ -223,7 +230,7 @@ class Sandbox:
         self._cgroups: CgroupSupport | None = None
         self._uids: UidPool | None = None
         self.python = sys.executable
-        self._binds: list[Path] = []
+        self._sites: list[Path] = []
         self._scratch_root: Path | None = None
 
     # -- what is active ---------------------------------------------------------------
@@ -285,7 +292,7 @@ class Sandbox:
             self._set("seccomp", False, why + " (pip install pyseccomp; needs libseccomp2)")
         elif not self.status["bwrap"].active:
             self._set("seccomp", False, "applied by bubblewrap, which is not in use")
-        abi = landlock.abi_version()
+        abi = confine.abi_version()
         if abi < 1:
             self._set("landlock", False, "this kernel has no Landlock (Linux 5.13+ with the LSM enabled)")
         support = detect()
@@ -301,7 +308,7 @@ class Sandbox:
                 self._set("uid", False, str(error))
                 self._set("bwrap", False, str(error))
                 self._set("seccomp", False, str(error))
-        self._binds = _module_dirs()
+        self._sites = _site_dirs()
 
     async def _run_probe(self) -> dict[str, object] | None:
         """Start the probe bot behind the candidate layers; its report, or None if it failed."""
@@ -346,15 +353,22 @@ class Sandbox:
 
     def _read_paths(self, folder: Path | None) -> list[Path]:
         """What a bot may read (besides /usr): its interpreter, the arena, its folder."""
-        reads = {*self._binds, Path(self.python).resolve().parent.parent}
+        reads = {_PACKAGE, *(self._sites or _site_dirs()), Path(self.python).resolve().parent.parent}
         if folder is not None:
             reads.add(folder)
         return sorted(reads)
 
+    def _import_path(self) -> list[str]:
+        """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
+        home = IMPORT_DIR if self.status["bwrap"].active else str(_PACKAGE.parent)
+        return [home, *map(str, self._sites or _site_dirs())]
+
     def _landlock_rules(self, folder: Path | None, scratch: Path) -> dict[str, list[str]]:
         reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", *map(str, self._read_paths(folder))]
-        if not self.status["bwrap"].active:  # outside bubblewrap, libraries and settings live in /etc too
-            reads.append("/etc")
+        if self.status["bwrap"].active:
+            reads.append(IMPORT_DIR)
+        else:  # outside bubblewrap, libraries and settings live in /etc, and arena's parent is listed
+            reads += ["/etc", str(_PACKAGE.parent)]
         return {"read": reads, "write": [str(scratch), "/dev/null"]}
 
     def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None,
@@ -368,10 +382,14 @@ class Sandbox:
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
-        for path in self._read_paths(folder):
-            if not str(path).startswith("/usr/") and path.exists():
-                args += ["--ro-bind", str(path), str(path)]
+        binds = [p for p in self._read_paths(folder) if Path("/usr") not in (p, *p.parents) and p.exists()]
+        for parent in _hidden_parents([*binds, scratch]):
+            args += ["--perms", "0111", "--dir", str(parent)]
+        for path in binds:
+            args += ["--ro-bind", str(path), str(path)]
+        args += ["--dir", IMPORT_DIR, "--symlink", str(_PACKAGE), f"{IMPORT_DIR}/arena"]
         args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
+        args += ["--remount-ro", "/"]  # the root's own folders: the bot may not unhide them (chmod)
         for name, value in environment.items():
             args += ["--setenv", name, value]
         if seccomp_fd is not None:
@@ -384,7 +402,7 @@ class Sandbox:
             "HOME": str(scratch),
             "TMPDIR": str(scratch),
             "LANG": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join(map(str, self._binds or _module_dirs())),
+            "PYTHONPATH": os.pathsep.join(self._import_path()),
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
         }
@@ -394,12 +412,13 @@ class Sandbox:
     ) -> Sandboxed:
         """Start ``argv`` (a bot whose files are in ``folder``) with pipes on its stdio.
 
-        ``confines_itself``: the command applies Landlock itself (the bot host does);
-        others are started through the Landlock launcher when that layer is active.
+        ``confines_itself``: the command does the in-sandbox set-up of :mod:`arena.confine`
+        itself (the bot host does); others are started through ``confine.py`` when Landlock
+        or bubblewrap is active.
         """
         active = self.status
-        if active["landlock"].active and not confines_itself:
-            argv = [self.python, landlock.__file__, "--", *argv]
+        if (active["landlock"].active or active["bwrap"].active) and not confines_itself:
+            argv = [self.python, confine.__file__, "--", *argv]
         try:
             lease = self._uids.acquire() if active["uid"].active and self._uids else None
         except RuntimeError as error:
@@ -407,6 +426,7 @@ class Sandbox:
         scratch = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=self._scratch_root))
         cgroup: BotCgroup | None = None
         seccomp_fd: int | None = None
+        holders: tuple[int, int] | None = None
         try:
             if lease is not None:
                 os.chown(scratch, lease.uid, lease.gid)
@@ -418,10 +438,13 @@ class Sandbox:
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
             environment = self._environment(scratch)
             if active["landlock"].active:
-                environment[landlock.ENV] = json.dumps(self._landlock_rules(folder, scratch))
+                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, scratch))
             if active["bwrap"].active:
                 if active["seccomp"].active:
                     seccomp_fd = seccomp.memfd()
+                holders = (os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC),
+                           os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+                environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
                 command = self._bwrap_argv(argv, folder, scratch, seccomp_fd, environment)
                 env = {"PATH": "/usr/bin:/bin"}
             else:
@@ -434,8 +457,8 @@ class Sandbox:
                 cwd=scratch,
                 env=env,
                 start_new_session=True,
-                pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
-                preexec_fn=self._preexec(lease, cgroup),
+                pass_fds=tuple(fd for fd in (seccomp_fd, *(holders or ())) if fd is not None),
+                preexec_fn=self._preexec(lease, cgroup, holders),
             )
         except BaseException:
             if cgroup is not None:
@@ -445,16 +468,28 @@ class Sandbox:
             shutil.rmtree(scratch, ignore_errors=True)
             raise
         finally:
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
+            for fd in (seccomp_fd, *(holders or ())):
+                if fd is not None:
+                    os.close(fd)
         return Sandboxed(process, scratch, cgroup, lease)
 
-    def _preexec(self, lease: Lease | None, cgroup: BotCgroup | None) -> Callable[[], None]:
-        """What the child runs between fork and exec: join groups, limit, drop privileges."""
+    def _preexec(
+        self, lease: Lease | None, cgroup: BotCgroup | None, holders: tuple[int, int] | None = None
+    ) -> Callable[[], None]:
+        """What the child runs between fork and exec: join groups, limit, drop privileges,
+        and with ``holders``, move the protocol pipes there (onto those inherited fds),
+        leaving /dev/null as stdin and stdout (see :func:`arena.confine.take_stdio_from_env`)."""
         procs = cgroup.procs_files() if cgroup else []
         limits = self.limits
 
         def child() -> None:
+            if holders is not None:
+                os.dup2(0, holders[0])
+                os.dup2(1, holders[1])
+                null = os.open(os.devnull, os.O_RDWR)
+                os.dup2(null, 0)
+                os.dup2(null, 1)
+                os.close(null)
             pid = str(os.getpid())
             for path in procs:
                 with open(path, "w") as handle:
