@@ -33,6 +33,7 @@ test: bytecode            ## the whole test suite, then the type check
 bench: bytecode           ## speed measurements (not tests)
 	-$(PY) benchmarks/engine.py
 	-$(PY) benchmarks/ipc.py
+	-$(PY) benchmarks/tournament.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check arena tests benchmarks
