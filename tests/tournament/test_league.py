@@ -45,7 +45,8 @@ def db(home: Path) -> Path:
 
 
 def league(db: Path, *args: str) -> str:
-    result = arena("league", "--variant", "scat", "--players", "2", "--move-ms", "2000", "--db", db, "-q", *args)
+    result = arena("league", "--variant", "scat", "--players", "2", "--move-ms", "2000", "--workers", "1", "--db", db,
+                    "-q", *args)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -65,7 +66,8 @@ def test_the_league_plays_what_is_asked_stops_on_ctrl_c_and_the_next_run_continu
     before = rated(db)
     assert sum(n for _, _, n in before.values()) == 3 * 2
 
-    endless = start_arena("league", "--variant", "scat", "--players", "2", "--matches", "0", "--db", db, "-q")
+    endless = start_arena("league", "--variant", "scat", "--players", "2", "--matches", "0", "--workers", "1",
+                          "--db", db, "-q")
     wait_until(lambda: stored_count(db, "league") >= 5, "two more league matches")
     run = descendants(endless.pid)
     ctrl_c(endless)

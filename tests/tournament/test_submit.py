@@ -151,7 +151,7 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
     assert status == 0, err
     assert "entered in tournament open" in out
 
-    run = arena("run", path, "--db", db, "-q")
+    run = arena("run", path, "--db", db, "-q", "--workers", "1")
     assert run.returncode == 0, run.stderr
     assert "6/6 stored (complete)" in run.stdout  # three pairs, each in two seatings
     played = outcomes(db, "open")
@@ -163,7 +163,7 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
     listed = [line for line in arena("bots", "--withdrawn", "--db", db).stdout.splitlines() if "candidate" in line]
     assert len(listed) == 1 and "withdrawn" in listed[0]
 
-    again = arena("run", path, "--db", db, "-q")
+    again = arena("run", path, "--db", db, "-q", "--workers", "1")
     assert again.returncode == 0, again.stderr
     assert "0 matches played" in again.stdout and "2/2 stored (complete)" in again.stdout
     assert outcomes(db, "open") == played  # its results stay
