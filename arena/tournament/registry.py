@@ -82,7 +82,12 @@ def _copy(folder: Path, target: Path) -> None:
             for name in dirs:
                 os.chmod(Path(root, name), 0o555)
         os.chmod(staging, 0o555)
-        staging.rename(target)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            _remove(staging)  # another run installed the same content meanwhile
     except BaseException:
         _remove(staging)
         raise

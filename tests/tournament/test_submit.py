@@ -11,7 +11,7 @@ import pytest
 from tourney import REFEREE_BOTS, SANDBOX_BOTS, arena, copy_bot, outcomes, scratch, tournament_file
 
 from arena.botspec import BOTS_DIR
-from arena.tournament.registry import content_hash
+from arena.tournament.registry import _copy, content_hash
 from arena.tournament.store import Store
 
 
@@ -179,3 +179,11 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
 
     missing = arena("withdraw", "nobody", "--db", db)
     assert missing.returncode == 2 and "no registered version of 'nobody'" in missing.stderr
+
+
+def test_installing_a_copy_another_run_just_installed_keeps_that_copy(home: Path, candidate: Path) -> None:
+    target = home / "registry" / "candidate" / "abc"
+    _copy(candidate, target)
+    _copy(candidate, target)  # as a second run that lost the race to rename its copy into place
+    assert content_hash(target) == content_hash(candidate)
+    assert [p.name for p in target.parent.iterdir()] == ["abc"]  # no staging folder left behind
