@@ -98,7 +98,7 @@ async def run(args: argparse.Namespace) -> Standings:
     variant = get_variant(args.variant)
     names: list[str] = args.bot or list(DEFAULT_BOTS)
     control = TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, first_move_ms=args.first_move_ms)
-    sandbox = Sandbox.probe() if args.sandbox else None
+    sandbox = await Sandbox.probe() if args.sandbox else None
     standings = Standings(names)
     started = time.perf_counter()
     async with open_bots([find_bot(n) for n in names], time_control=control, sandbox=sandbox) as bots:

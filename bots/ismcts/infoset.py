@@ -26,6 +26,7 @@ sampled state numbers seats ``0..k-1``; :attr:`Knowledge.seats` maps them back.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,89 +129,90 @@ def _keep_best(known: list[Card], drawn: list[Card], size: int, value: Value) ->
     return hand[first:], thrown
 
 
-class _Reader:
-    """Follows one round's events: binds what the seat saw to deck positions and records how
-    each opponent's unseen cards changed."""
+Place = tuple[int, Card | None]
+"""A card lying on the table: (its deal position, None) while it is the card dealt there, or
+(-1, card) for a card a player put there face up."""
 
-    def __init__(self, seat: int, dealer: int, active: Sequence[bool], deck_size: int, widow: int) -> None:
+
+class _Reader(ABC):
+    """Follows one round's events: binds what the seat saw to deck positions and records how
+    each opponent's unseen cards changed.  The families' readers add the deal layout and
+    the meaning of each action."""
+
+    def __init__(self, seat: int, dealer: int, active: Sequence[bool], deck_size: int) -> None:
         self.seat = seat
         self.seats = tuple(s for s, live in enumerate(active) if live)
         self.sim = {real: i for i, real in enumerate(self.seats)}
         self.positions: list[Card | None] = [None] * deck_size
         self.unseen: dict[int, list[Move]] = {s: [] for s in self.seats}
         self.known: dict[int, list[Card]] = {s: [] for s in self.seats}
-        self.widow: list[int] = []  # per widow place: the deck position of the card lying there
-        self.widow_up: list[Card | None] = []  # per widow place: the card, once it lies face up
+        self.table: list[list[Place]] = []
         self.history: list[tuple[int, Action | None]] = []
         self.gone: set[int] = set()
         self.dealer = self.sim[dealer]
         k = len(self.seats)
-        order = [self.seats[(self.dealer + 1 + i) % k] for i in range(k)]
-        per_pass = k + (1 if widow else 0)
-        for p in range(3):
-            for i, real in enumerate(order):
-                self.unseen[real].append((p * per_pass + i, None))
-            if widow:
-                self.widow.append(p * per_pass + k)
-                self.widow_up.append(None)
-        self.next_stock = 3 * per_pass  # the upcard, then the stock
+        self.order = [self.seats[(self.dealer + 1 + i) % k] for i in range(k)]
+        self.next_stock = 0
 
     def bind(self, position: int, card: Card) -> None:
         self.positions[position] = card
 
-    def deal(self, hand: Sequence[str], upcard: str) -> None:
+    def deal_hands(self, per_pass: int, hand: Sequence[str]) -> None:
+        """Three cards to each seat, one a pass from the dealer's left, ``per_pass`` cards a pass."""
+        for p in range(3):
+            for i, real in enumerate(self.order):
+                self.unseen[real].append((p * per_pass + i, None))
         for (position, _), name in zip(self.unseen.pop(self.seat), hand):
             self.bind(position, parse_card(name))
         self.known[self.seat] = [parse_card(name) for name in hand]
-        self.bind(self.next_stock, parse_card(upcard))
-        self.next_stock += 1
+
+    def stock_cards(self, cards: Sequence[str]) -> list[Place]:
+        """The next cards off the stock, seen face up."""
+        places: list[Place] = []
+        for name in cards:
+            self.bind(self.next_stock, parse_card(name))
+            places.append((self.next_stock, None))
+            self.next_stock += 1
+        return places
+
+    def card_at(self, place: Place) -> Card | None:
+        position, card = place
+        return card if card is not None else self.positions[position]
 
     def let_go(self, seat: int, card: Card) -> None:
-        """``seat`` gives up ``card`` face up: it was known in its hand or one of its hidden cards."""
+        """``seat`` gives up ``card`` face up: it was known in its hand or one of its unseen cards."""
         known = self.known[seat]
         if card in known:
             known.remove(card)
         else:
             self.unseen[seat].append((-1, card))
 
+    def receive(self, seat: int, place: Place, received: str | None) -> None:
+        """``seat`` takes the card at ``place`` (``received``: its name, when this seat took it)."""
+        card = self.card_at(place)
+        if card is None and received is not None:
+            card = parse_card(received)
+            self.bind(place[0], card)
+        if card is not None:
+            self.known[seat].append(card)
+        else:
+            self.unseen[seat].append((place[0], None))
+
     def action(self, seat: int, text: str, event: Mapping[str, Any]) -> None:
         self.history.append((self.sim[seat], Action.parse(text)))
-        words = text.split()
-        kind = words[0]
-        if kind == "draw":
-            position = self.next_stock
-            self.next_stock += 1
-            if seat == self.seat:
-                card = parse_card(str(event["card"]))
-                self.bind(position, card)
-                self.known[seat].append(card)
-            else:
-                self.unseen[seat].append((position, None))
-        elif kind == "take":
-            self.known[seat].append(parse_card(str(event["card"])))
-        elif kind == "discard":
-            self.let_go(seat, parse_card(words[1]))
-        elif kind == "exchange":
-            self.exchange(seat, words, event)
+        self.play(seat, text.split(), event)
 
-    def exchange(self, seat: int, words: list[str], event: Mapping[str, Any]) -> None:
-        """``exchange G.. for P..``: the widow's cards at places P go to ``seat``, G lie there face up."""
-        split = words.index("for")
-        given = [parse_card(w) for w in words[1:split]]
-        places = [int(p) for p in words[split + 1:]]
-        received = [parse_card(str(c)) for c in event.get("received", ())]
-        for card in given:  # the given cards left the hand before the widow's cards joined it
-            self.let_go(seat, card)
-        for i, (card, place) in enumerate(zip(given, places)):
-            face_up = self.widow_up[place]
-            if face_up is not None:
-                self.known[seat].append(face_up)
-            elif seat == self.seat:
-                self.bind(self.widow[place], received[i])
-                self.known[seat].append(received[i])
-            else:
-                self.unseen[seat].append((self.widow[place], None))
-            self.widow_up[place] = card
+    @abstractmethod
+    def deal(self, event: Mapping[str, Any]) -> None:
+        """Lay out the deal: the seat's hand, the others' unseen cards, the table, the stock."""
+
+    @abstractmethod
+    def play(self, seat: int, words: list[str], event: Mapping[str, Any]) -> None:
+        """What ``seat``'s action (its text split in words) moved."""
+
+    def other(self, event: Mapping[str, Any]) -> bool:
+        """Follow a family's own event other than an action; False if it cannot be followed."""
+        return False
 
     def knowledge(self) -> Knowledge:
         seen = {c for c in self.positions if c is not None}
@@ -229,6 +231,123 @@ class _Reader:
         )
 
 
+class _ScatReader(_Reader):
+    """The draw-and-discard family: hands (and banking's widow) dealt a card a pass, the
+    upcard, then the stock; draw, take, discard and exchange."""
+
+    def deal(self, event: Mapping[str, Any]) -> None:
+        widow = int(event.get("widow", 0))
+        k = len(self.seats)
+        per_pass = k + (1 if widow else 0)
+        self.deal_hands(per_pass, event["hand"])
+        if widow:
+            self.table = [[(p * per_pass + k, None) for p in range(3)]]
+        self.next_stock = 3 * per_pass
+        self.stock_cards([event["upcard"]])
+
+    def play(self, seat: int, words: list[str], event: Mapping[str, Any]) -> None:
+        kind = words[0]
+        if kind == "draw":
+            self.receive(seat, (self.next_stock, None), event.get("card"))
+            self.next_stock += 1
+        elif kind == "take":
+            self.known[seat].append(parse_card(str(event["card"])))
+        elif kind == "discard":
+            self.let_go(seat, parse_card(words[1]))
+        elif kind == "exchange":
+            self.exchange(seat, words, event)
+
+    def exchange(self, seat: int, words: list[str], event: Mapping[str, Any]) -> None:
+        """``exchange G.. for P..``: the widow's cards at places P go to ``seat``, G lie there face up."""
+        split = words.index("for")
+        given = [parse_card(w) for w in words[1:split]]
+        places = [int(p) for p in words[split + 1:]]
+        received = _received(event, len(places))
+        for card in given:  # the given cards left the hand before the widow's cards joined it
+            self.let_go(seat, card)
+        for card, place, name in zip(given, places, received):
+            self.receive(seat, self.table[0][place], name)
+            self.table[0][place] = (-1, card)
+
+
+class _WidowReader(_Reader):
+    """The widow family: hands dealt three a pass, then the table hands, then the stock; the
+    dealer's keep or swap, the widow turned up, swaps, new widows, Switch's blind swaps and renews."""
+
+    def deal(self, event: Mapping[str, Any]) -> None:
+        k = len(self.seats)
+        table = event.get("table")
+        hands = len(table) if table is not None else 1
+        self.deal_hands(k, event["hand"])
+        self.table = [[(3 * k + 3 * h + j, None) for j in range(3)] for h in range(hands)]
+        for j, name in enumerate(event.get("other_hand", ())):
+            self.bind(self.table[0][j][0], parse_card(name))
+        self.next_stock = 3 * (k + hands)
+
+    def play(self, seat: int, words: list[str], event: Mapping[str, Any]) -> None:
+        kind = words[0]
+        if kind == "swap_hand":
+            self.swap_hand(seat, event)
+        elif kind == "swap_one":
+            give, take = parse_card(words[1]), parse_card(words[2])
+            h, j = next((h, j) for h, places in enumerate(self.table) for j, place in enumerate(places)
+                        if self.card_at(place) == take)
+            self.let_go(seat, give)
+            self.known[seat].append(take)
+            self.table[h][j] = (-1, give)
+        elif kind == "swap_all":
+            h = int(words[1]) if len(words) > 1 and words[1].isdigit() else 0
+            gave = [parse_card(str(c)) for c in event["gave"]]
+            received = _received(event, 3)
+            for card in gave:
+                self.let_go(seat, card)
+            for place, name in zip(self.table[h], received):
+                self.receive(seat, place, name)
+            self.table[h] = [(-1, card) for card in gave]
+        elif kind == "swap_blind":
+            give, h, j = parse_card(words[1]), int(words[2]), int(words[3])
+            self.let_go(seat, give)
+            self.receive(seat, self.table[h][j], _received(event, 1)[0])
+            self.table[h][j] = (-1, give)
+        elif kind == "renew":
+            h = int(words[1])
+            if words[2] == "up":
+                self.table[h] = self.stock_cards(event["cards"])
+            else:
+                self.table[h] = [(self.next_stock + j, None) for j in range(3)]
+                self.next_stock += 3
+
+    def swap_hand(self, seat: int, event: Mapping[str, Any]) -> None:
+        """The dealer trades its hand for the first table hand, before anyone has played."""
+        if seat == self.seat:
+            old, self.known[seat] = self.known[seat], []
+            for place, name in zip(self.table[0], event["hand"]):
+                self.receive(seat, place, name)
+            self.table[0] = [(-1, card) for card in old]
+        else:
+            dealt = self.unseen[seat]
+            self.unseen[seat] = [(position, None) for position, _ in self.table[0]]
+            self.table[0] = [(position, None) for position, _ in dealt]
+
+    def other(self, event: Mapping[str, Any]) -> bool:
+        kind = event.get("event")
+        if kind == "turn_up":
+            for place, name in zip(self.table[0], event["cards"]):
+                if place[1] is None:
+                    self.bind(place[0], parse_card(name))
+        elif kind == "new_widow":
+            self.table[0] = self.stock_cards(event["cards"])
+        else:
+            return False
+        return True
+
+
+def _received(event: Mapping[str, Any], count: int) -> list[str | None]:
+    """The names of the cards an action gave its own seat unseen (None for another seat's)."""
+    names: list[str | None] = [str(c) for c in event.get("received", ())]
+    return names or [None] * count
+
+
 def round_events(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The events of the latest round: from its ``round_start`` on."""
     for i in range(len(events) - 1, -1, -1):
@@ -237,7 +356,9 @@ def round_events(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
     return []
 
 
-def read_round(events: Sequence[Mapping[str, Any]], seat: int, options: Mapping[str, Any]) -> Knowledge | None:
+def read_round(
+    events: Sequence[Mapping[str, Any]], seat: int, variant: Variant, options: Mapping[str, Any]
+) -> Knowledge | None:
     """``seat``'s knowledge of the round in progress, from its events (the whole match's or
     just this round's); None when there is no round in progress or it cannot be followed
     (the discard pile was reshuffled into the stock: the new order is the referee's secret
@@ -249,17 +370,18 @@ def read_round(events: Sequence[Mapping[str, Any]], seat: int, options: Mapping[
     active = start.get("active") or []
     if not (0 <= seat < len(active) and active[seat] and active[start["dealer"]]):
         return None
-    reader = _Reader(seat, start["dealer"], active, int(options["deck"]), int(deal.get("widow", 0)))
-    reader.deal(deal["hand"], deal["upcard"])
+    kind = _ScatReader if variant.family.name == "thirty-one" else _WidowReader
+    reader = kind(seat, start["dealer"], active, int(options["deck"]))
+    reader.deal(deal)
     for event in current[2:]:
-        kind = event.get("event")
-        if kind == "action":
+        name = event.get("event")
+        if name == "action":
             reader.action(int(event["seat"]), str(event["action"]), event)
-        elif kind == FORFEIT:
+        elif name == FORFEIT:
             gone = int(event["seat"])
             reader.gone.add(gone)
             reader.history.append((reader.sim[gone], None))
-        elif kind in ("reshuffle", "round_end"):
+        elif not reader.other(event):
             return None
     return reader.knowledge()
 

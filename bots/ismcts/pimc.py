@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infoset import Knowledge, replay, sample_state
-from playout import ScatPlayout
+from playout import Playout
 
 from arena.rules import Action, MatchState, Variant
 
@@ -85,7 +85,7 @@ def search(
     options: Mapping[str, Any],
     knowledge: Knowledge,
     candidates: Sequence[str],
-    policy: ScatPlayout,
+    policy: Playout,
     utility: Utility,
     deadline: float,
     rng: random.Random,

@@ -1,32 +1,49 @@
-"""The cheap policy every seat follows in a rollout, and what a finished round is worth.
+"""The cheap policies every seat follows in a rollout, and what a finished round is worth.
 
-Rollouts must be fast (the search plays hundreds per decision), so the policy reads the
-engine's state directly (``hands``, ``pile``, ``knocker``) rather than building an
-observation, and values hands with the engine's fast suit-sum function.  It only uses what
-the seat to move could know (its own cards, the discard top), so the search does not
-credit a line of play that would need another seat's hidden cards.
+Rollouts must be fast (the search plays hundreds per decision), so a policy reads the
+engine's state directly (``hands``, ``pile``, ``table``, ``knocker``) rather than building
+an observation, and remembers hand values by card set.  It only uses what the seat to move
+could know (its own cards, face-up cards), so the search does not credit a line of play
+that would need another seat's hidden cards.  The same policy, applied to the real
+observation (:meth:`Playout.view`), is the bot's default action, and it picks the
+candidates the search compares (:meth:`Playout.candidates`).
 
-The policy: knock at :data:`ROLLOUT_KNOCK` or more; take the discard top when it lifts the
-hand by :data:`TAKE_GAIN` or more, else draw; discard the card whose loss leaves the best
-hand; in last turns take when it helps, else draw, else stand; show a blitz by knocking
-when the rules want it shown (``blitz_on_turn``).
+Draw-and-discard family (:class:`ScatPlayout`): knock at :data:`SCAT_KNOCK` or more; take
+the discard top when it lifts the hand by :data:`TAKE_GAIN` or more, else draw; discard
+the card whose loss leaves the best hand; in last turns take when it helps, else draw,
+else stand; show a blitz by knocking when the rules want it shown (``blitz_on_turn``).
+
+Widow family (:class:`WidowPlayout`): the dealer keeps a hand worth :data:`KEEP` or more
+(in Switch, the better of its two hands); knock at :data:`WIDOW_KNOCK` or more; make the
+face-up swap that improves the hand most, else pass; where passing is not allowed (Switch
+before a knock) trade the worst card for a face-down card, or renew.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.cards import POINTS, Card
-from arena.rules import Action, MatchState
+from arena.cards import POINTS, Card, parse_card
+from arena.rules import Action, MatchState, Variant
 from arena.rules.hands import special_values, thirty_one_points
+from arena.rules.widow import evaluate_hand
 
-ROLLOUT_KNOCK = 24.0
-"""Hand value at which a seat knocks in a rollout (the baselines knock between 22 and 25)."""
+SCAT_KNOCK = 24.0
+"""Hand value at which a seat knocks in a draw-and-discard rollout (the baselines knock at 22 to 25)."""
 TAKE_GAIN = 3.0
 """A rollout seat takes the discard top when it lifts its hand by at least this much."""
 BLITZ = 31.0
 """A hand worth this or more ends the round (or, with ``blitz_on_turn``, is shown by knocking)."""
+WIDOW_KNOCK = {"points32": 28.0, "points52": 25.0, "brag": 3.0}
+"""Knock thresholds in the widow family by ranking and deck (brag 3.0: a flush or better)."""
+KEEP = {"points32": 21.0, "points52": 18.0, "brag": 2.0}
+"""The dealer keeps its hand unseen-swap choice at this value or more (brag 2.0: a pair)."""
+DISCARD_MARGIN = 6.0
+"""Discards leaving a hand this much below the best discard's are not searched."""
+MAX_CANDIDATES = 3
+"""Discards, exchanges or swaps searched at most (the best by hand value first)."""
 MAX_ROLLOUT_ACTIONS = 400
 """A rollout that has not ended its round after this many actions counts as a drawn round."""
 ELIMINATION_CURVE = 0.6
@@ -34,20 +51,52 @@ ELIMINATION_CURVE = 0.6
 last life is worth more than the first)."""
 
 
-class ScatPlayout:
-    """The rollout policy for the draw-and-discard family, under one match's options."""
+class View:
+    """The real observation dressed as the few state attributes a policy reads."""
+
+    def __init__(self, observation: Mapping[str, Any]) -> None:
+        self.to_move: int = observation["seat"]
+        self.hands = {self.to_move: [parse_card(c) for c in observation["hand"]]}
+        knocker = observation.get("knocker")
+        self.knocker: int = -1 if knocker is None else knocker
+        top = observation.get("discard_top")
+        self.pile = [parse_card(top)] if top else []
+        tables = observation.get("table")
+        if tables is None:
+            widow = observation.get("widow")
+            tables = [widow] if widow else []
+        self.table = [[parse_card(c) if c else None for c in hand] for hand in tables]
+        self.face_up = [[c is not None for c in hand] for hand in self.table]
+        other = observation.get("other_hand")  # Switch: the dealer has seen the first table hand
+        if other:
+            self.table[0] = [parse_card(c) for c in other]
+
+
+class Playout(ABC):
+    """A rollout policy under one match's options, with hand values remembered by card set."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
-        self.trips, self.aces = special_values(options["trips"], options["three_aces"])
+        self.options = options
         self._values: dict[int, float] = {}
 
+    @abstractmethod
+    def rate(self, hand: tuple[Card, Card, Card]) -> float:
+        """A three-card hand's value: higher is better."""
+
+    @abstractmethod
+    def choose(self, state: Any, legal: Sequence[Action]) -> Action:
+        """The policy's action for the seat to move in ``state`` (or a :class:`View`)."""
+
+    @abstractmethod
+    def candidates(self, view: View, legal: Sequence[Action]) -> list[Action]:
+        """The actions worth searching, most promising first."""
+
     def value3(self, a: Card, b: Card, c: Card) -> float:
-        """The value of the hand ``a b c`` with the match's trips and three-aces options
-        (remembered by card set: rollouts value the same hands again and again)."""
+        """The value of the hand ``a b c`` (rollouts value the same hands again and again)."""
         key = (1 << a) | (1 << b) | (1 << c)
         value = self._values.get(key)
         if value is None:
-            value = self._values[key] = thirty_one_points((a, b, c), self.trips, self.aces)
+            value = self._values[key] = self.rate((a, b, c))
         return value
 
     def value(self, hand: Sequence[Card]) -> float:
@@ -55,19 +104,41 @@ class ScatPlayout:
         a, b, c = hand
         return self.value3(a, b, c)
 
-    def best_discard(self, hand: Sequence[Card], legal: Sequence[Action]) -> Action:
-        """The discard leaving the best three cards; ties throw the lower card."""
+    def finish_round(self, state: MatchState) -> Mapping[str, Any] | None:
+        """Play the round to its end with this policy; the ``round_end`` event's public part,
+        or None if it did not end within :data:`MAX_ROLLOUT_ACTIONS`."""
+        log = state.log
+        start = len(log)
+        for _ in range(MAX_ROLLOUT_ACTIONS):
+            if state.outcome is not None:
+                break
+            state.apply(self.choose(state, state.legal_actions()))
+        for event in log[start:]:
+            if event.kind == "round_end":
+                return event.public
+        return None
+
+
+class ScatPlayout(Playout):
+    """The rollout policy for the draw-and-discard family."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.trips, self.aces = special_values(options["trips"], options["three_aces"])
+
+    def rate(self, hand: tuple[Card, Card, Card]) -> float:
+        return thirty_one_points(hand, self.trips, self.aces)
+
+    def left_after_discard(self, hand: Sequence[Card]) -> dict[Card, float]:
+        """For each card of a four-card hand, the value of the other three."""
         value3 = self.value3
         a, b, c, d = hand
-        left = {a: value3(b, c, d), b: value3(a, c, d), c: value3(a, b, d), d: value3(a, b, c)}
-        best = legal[0]
-        best_key = (-1.0, 0)
-        for action in legal:
-            card = action.cards[0]
-            key = (left[card], -POINTS[card])
-            if key > best_key:
-                best, best_key = action, key
-        return best
+        return {a: value3(b, c, d), b: value3(a, c, d), c: value3(a, b, d), d: value3(a, b, c)}
+
+    def best_discard(self, hand: Sequence[Card], legal: Sequence[Action]) -> Action:
+        """The discard leaving the best three cards; ties throw the lower card."""
+        left = self.left_after_discard(hand)
+        return max(legal, key=lambda action: (left[action.cards[0]], -POINTS[action.cards[0]]))
 
     def take_value(self, hand: Sequence[Card], top: Card) -> float:
         """The best hand keeping ``top`` and two of ``hand``."""
@@ -76,7 +147,6 @@ class ScatPlayout:
         return max(value3(a, b, top), value3(a, c, top), value3(b, c, top))
 
     def choose(self, state: Any, legal: Sequence[Action]) -> Action:
-        """The policy's action for the seat to move in ``state`` (a thirty-one family state)."""
         first = legal[0]
         hand = state.hands[state.to_move]
         if first.kind == "discard":
@@ -94,7 +164,7 @@ class ScatPlayout:
                 stand = action
         value = self.value(hand)
         last_turn = state.knocker >= 0
-        if knock is not None and (value >= BLITZ or (not last_turn and value >= ROLLOUT_KNOCK)):
+        if knock is not None and (value >= BLITZ or (not last_turn and value >= SCAT_KNOCK)):
             return knock
         if take is not None:
             gain = self.take_value(hand, state.pile[-1]) - value
@@ -102,19 +172,114 @@ class ScatPlayout:
                 return take
         return draw or stand or take or first
 
-    def finish_round(self, state: MatchState) -> Mapping[str, Any] | None:
-        """Play the round to its end with this policy; the ``round_end`` event's public part,
-        or None if it did not end within :data:`MAX_ROLLOUT_ACTIONS`."""
-        log = state.log
-        start = len(log)
-        for _ in range(MAX_ROLLOUT_ACTIONS):
-            if state.outcome is not None:
-                break
-            state.apply(self.choose(state, state.legal_actions()))
-        for event in log[start:]:
-            if event.kind == "round_end":
-                return event.public
+    def candidates(self, view: View, legal: Sequence[Action]) -> list[Action]:
+        """Every turn action but exchanges; the discards close to the best; the exchanges for
+        face-up widow cards that improve the hand most."""
+        hand = view.hands[view.to_move]
+        if legal[0].kind == "discard":
+            left = self.left_after_discard(hand)
+            ranked = sorted(legal, key=lambda a: left[a.cards[0]], reverse=True)
+            best = left[ranked[0].cards[0]]
+            return [a for a in ranked[:MAX_CANDIDATES] if left[a.cards[0]] >= best - DISCARD_MARGIN]
+        current = self.value(hand)
+        exchanges = []
+        for action in legal:
+            if action.kind == "exchange":
+                after = _after_exchange(hand, action, view.table[0] if view.table else [])
+                if after is not None and self.value(after) > current:
+                    exchanges.append((self.value(after), action))
+        exchanges.sort(key=lambda pair: pair[0], reverse=True)
+        return [a for a in legal if a.kind != "exchange"] + [a for _, a in exchanges[:MAX_CANDIDATES]]
+
+
+def _after_exchange(hand: Sequence[Card], action: Action, widow: Sequence[Card | None]) -> list[Card] | None:
+    """The hand after ``exchange G.. for P..`` when every card it receives lies face up, else None."""
+    received = [widow[int(p)] for p in action.arg.split()[1:]]
+    kept = [c for c in hand if c not in action.cards]
+    if any(card is None for card in received):
         return None
+    return kept + [c for c in received if c is not None]
+
+
+class WidowPlayout(Playout):
+    """The rollout policy for the widow family (Schwimmen, Stop the Bus, Switch)."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        kind = "brag" if options["ranking"] == "brag" else f"points{options['deck']}"
+        self.knock_at = WIDOW_KNOCK[kind]
+        self.keep_at = KEEP[kind]
+        self.sees_table = options["table"] == "switch"
+        """Switch's dealer chooses having seen both hands; Schwimmen's swaps unseen."""
+
+    def rate(self, hand: tuple[Card, Card, Card]) -> float:
+        return evaluate_hand(hand, self.options).value
+
+    def swaps(self, state: Any, legal: Sequence[Action]) -> list[tuple[float, Action]]:
+        """Every plain swap for face-up cards (no knock attached) with the hand it leaves."""
+        hand = state.hands[state.to_move]
+        out = []
+        for action in legal:
+            if action.arg.endswith("knock"):
+                continue
+            if action.kind == "swap_one":
+                give, take = action.cards
+                out.append((self.value([take if c == give else c for c in hand]), action))
+            elif action.kind == "swap_all":
+                h = int(action.arg) if action.arg else 0
+                if all(state.face_up[h]):
+                    out.append((self.value(state.table[h]), action))
+        return out
+
+    def choose(self, state: Any, legal: Sequence[Action]) -> Action:
+        first = legal[0]
+        hand = state.hands[state.to_move]
+        value = self.value(hand)
+        if first.kind == "keep":  # the dealer's choice: keep, or take the first table hand
+            other = self.value(state.table[0]) if self.sees_table else self.keep_at
+            return first if value >= other else legal[1]
+        plain: dict[str, Action] = {a.text: a for a in legal if a.kind in ("knock", "pass", "renew")}
+        knock = plain.get("knock")
+        if knock is not None and value >= self.knock_at:
+            return knock
+        swaps = self.swaps(state, legal)
+        best = max(swaps, key=lambda pair: pair[0], default=None)
+        if best is not None and best[0] > value:
+            return best[1]
+        if "pass" in plain:
+            return plain["pass"]
+        worst = self.worst_card(hand)
+        blind = next((a for a in legal if a.kind == "swap_blind" and a.cards[0] == worst and "knock" not in a.arg),
+                     None)
+        renew = next((a for a in legal if a.kind == "renew" and a.arg.endswith("up")), None)
+        return blind or renew or (best[1] if best is not None else first)
+
+    def worst_card(self, hand: Sequence[Card]) -> Card:
+        """The card that adds least: outside the cards that make the hand's value, the lowest."""
+        making = evaluate_hand(hand, self.options).cards
+        return min(hand, key=lambda c: (c in making, POINTS[c]))
+
+    def candidates(self, view: View, legal: Sequence[Action]) -> list[Action]:
+        """The dealer's two choices; else knock, pass, the best face-up swaps, a trade of the
+        worst card for a face-down card of each table hand, and the renews."""
+        if legal[0].kind == "keep":
+            return list(legal)
+        swaps = sorted(self.swaps(view, legal), key=lambda pair: pair[0], reverse=True)
+        out = [a for a in legal if a.kind in ("knock", "pass")] + [a for _, a in swaps[:MAX_CANDIDATES]]
+        worst = self.worst_card(view.hands[view.to_move])
+        tried: set[str] = set()  # table hands already given one trade for a face-down card
+        for action in legal:
+            hand_index = action.arg[:1]
+            if action.kind == "swap_blind" and action.cards[0] == worst and "knock" not in action.arg \
+                    and hand_index not in tried:
+                tried.add(hand_index)
+                out.append(action)
+        return out + [a for a in legal if a.kind == "renew"]
+
+
+def playout_for(variant: Variant, options: Mapping[str, Any]) -> Playout:
+    """The rollout policy for ``variant``'s family."""
+    return ScatPlayout(options) if variant.family.name == "thirty-one" else WidowPlayout(options)
 
 
 def round_utility(

@@ -25,6 +25,7 @@ SCAT_FAMILY = (
     "no-elimination",
     "banking",
 )
+WIDOW_FAMILY = ("schwimmen", "stop-the-bus", "switch")
 BASELINE_SEEDS = (1, 2, 3, 4, 5, 6)
 SEARCH_SEEDS = (1, 2)
 SEARCH_CONTROL = TimeControl(move_ms=100, bank_ms=0, first_move_ms=0, startup_ms=10_000)
@@ -33,6 +34,8 @@ TABLE = ("{bot}", "random", "tracker", "survival", "random")
 """Seats of the processes opened per test: a table of k players takes the first k, rotated.
 Every bot here loads the rules engine before it answers hello, so no first move needs
 extra time."""
+WIDOW_TABLE = ("{bot}", "random", "{bot}", "random", "random")
+"""The same for the widow family, which the baselines do not play: two search bots."""
 
 
 def _check(result: MatchResult, players: int) -> None:
@@ -41,13 +44,15 @@ def _check(result: MatchResult, players: int) -> None:
     assert sorted(placements)[0] == 1 and all(1 <= p <= players for p in placements), placements
 
 
-async def _play(name: str, seeds: tuple[int, ...], control: TimeControl) -> list[tuple[str, int, MatchResult]]:
-    manifests = [find_bot(entry.format(bot=name)) for entry in TABLE]
-    assert all(find_bot(name).plays(v) for v in SCAT_FAMILY)
+async def _play(
+    name: str, variants: tuple[str, ...], table: tuple[str, ...], seeds: tuple[int, ...], control: TimeControl
+) -> list[tuple[str, int, MatchResult]]:
+    manifests = [find_bot(entry.format(bot=name)) for entry in table]
+    assert all(find_bot(name).plays(v) for v in variants)
     results = []
     async with open_bots(manifests, time_control=control) as bots:
         assert all(isinstance(bot, Bot) for bot in bots), bots
-        for index, variant in enumerate(SCAT_FAMILY):
+        for index, variant in enumerate(variants):
             for seed in seeds:
                 players = 2 + (seed + index) % 4
                 shift = seed % players
@@ -65,15 +70,16 @@ def _seats_of(name: str, result: MatchResult) -> list[int]:
 
 @pytest.mark.parametrize("name", ["survival", "tracker"])
 def test_baseline_plays_every_scat_variant_without_faults(name: str) -> None:
-    results = trio.run(_play, name, BASELINE_SEEDS, TimeControl(move_ms=500, bank_ms=2000))
+    results = trio.run(_play, name, SCAT_FAMILY, TABLE, BASELINE_SEEDS, TimeControl(move_ms=500, bank_ms=2000))
     assert len(results) == len(SCAT_FAMILY) * len(BASELINE_SEEDS)
     for variant, players, result in results:
         _check(result, players)
         assert any(result.timings[s].decisions for s in _seats_of(name, result)), (variant, result.bots)
 
 
-def test_search_bot_plays_every_scat_variant_within_its_time() -> None:
-    results = trio.run(_play, "ismcts", SEARCH_SEEDS, SEARCH_CONTROL)
+@pytest.mark.parametrize(("variants", "table"), [(SCAT_FAMILY, TABLE), (WIDOW_FAMILY, WIDOW_TABLE)])
+def test_search_bot_plays_every_variant_within_its_time(variants: tuple[str, ...], table: tuple[str, ...]) -> None:
+    results = trio.run(_play, "ismcts", variants, table, SEARCH_SEEDS, SEARCH_CONTROL)
     budget_s = SEARCH_CONTROL.move_ms / 1000
     decisions = 0
     for variant, players, result in results:
@@ -82,4 +88,4 @@ def test_search_bot_plays_every_scat_variant_within_its_time() -> None:
             timing = result.timings[seat]
             decisions += timing.decisions
             assert timing.max_s <= budget_s, f"{variant}: a decision took {timing.max_s * 1000:.0f} ms"
-    assert decisions > 100
+    assert decisions > 20 * len(variants)
