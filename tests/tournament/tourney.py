@@ -8,6 +8,7 @@ the database, and pytest's ``tmp_path`` is private to root.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 REFEREE_BOTS = REPO / "tests" / "referee" / "bots"
@@ -131,8 +133,10 @@ def wait_until(condition: Callable[[], bool], what: str, timeout_s: float = COMM
         time.sleep(0.05)
 
 
-def _connect(db: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+def query(db: Path, sql: str, *parameters: object) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query of ``db`` (its connection closed afterwards)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as connection:
+        return list(connection.execute(sql, parameters))
 
 
 def stored_count(db: Path, tournament: str) -> int:
@@ -140,32 +144,28 @@ def stored_count(db: Path, tournament: str) -> int:
     if not db.exists():
         return 0
     try:
-        with _connect(db) as connection:
-            return int(connection.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
-                                          (tournament,)).fetchone()[0])
+        return int(query(db, "SELECT COUNT(*) FROM matches WHERE tournament = ?", tournament)[0][0])
     except sqlite3.OperationalError:  # not created yet
         return 0
 
 
 def outcomes(db: Path, tournament: str) -> dict[str, Outcome]:
     """Match id -> (bot, placement) per seat, for every stored match of ``tournament``."""
-    with _connect(db) as connection:
-        rows = connection.execute(
-            "SELECT s.match, v.bot, s.placement FROM seats s JOIN matches m ON m.id = s.match"
-            " JOIN versions v ON v.id = s.version WHERE m.tournament = ? ORDER BY s.match, s.seat", (tournament,))
-        found: dict[str, list[tuple[str, int]]] = {}
-        for match, bot, placement in rows:
-            found.setdefault(match, []).append((bot, placement))
+    found: dict[str, list[tuple[str, int]]] = {}
+    for match, bot, placement in query(
+        db, "SELECT s.match, v.bot, s.placement FROM seats s JOIN matches m ON m.id = s.match"
+        " JOIN versions v ON v.id = s.version WHERE m.tournament = ? ORDER BY s.match, s.seat", tournament,
+    ):
+        found.setdefault(match, []).append((bot, placement))
     return {match: tuple(seats) for match, seats in found.items()}
 
 
-def table_rows(db: Path, table: str) -> list[tuple[object, ...]]:
-    """Every row of a table of ``db`` (0 rows if it has no such table)."""
-    with _connect(db) as connection:
-        try:
-            return list(connection.execute(f"SELECT * FROM {table} ORDER BY 1"))
-        except sqlite3.OperationalError:
-            return []
+def table_rows(db: Path, table: str) -> list[tuple[Any, ...]]:
+    """Every row of a table of ``db`` (none if it has no such table)."""
+    try:
+        return query(db, f"SELECT * FROM {table} ORDER BY 1")
+    except sqlite3.OperationalError:
+        return []
 
 
 # -- processes ------------------------------------------------------------------------------
