@@ -111,6 +111,9 @@ def print_table(db: Path, tournament: str | None = None, variant: str | None = N
     line naming it; the tournament commands end with it."""
     name, rows, matches = _ranking(db, tournament, variant)
     typer.echo(_scope_line(name, variant, matches))
+    if not rows:
+        typer.echo("no matches stored yet")
+        return
     typer.echo(tabulate([_table_row(r) for r in rows], headers=TABLE_HEADERS, tablefmt=fmt, floatfmt=".2f",
                         disable_numparse=[1, 2]))
 

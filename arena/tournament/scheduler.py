@@ -7,9 +7,9 @@ rest of the field.  At each table every deal is played in every seat rotation
 card luck cancels out.  Deals depend only on the tournament seed, the variant and the
 table size, so every table of that variant and size sees the same cards.
 
-Match ids are a pure function of the tournament, variant, table size, the bots' versions,
-the deal and the rotation, so a resumed run recognises the matches already stored, and
-adding an entrant only adds matches.
+Match ids are a pure function of the tournament, its seed, the variant and its options,
+the table size, the bots' versions, the deal and the rotation, so a resumed run
+recognises the matches already stored, and adding an entrant only adds matches.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ def schedule(spec: TournamentSpec, entrants: Sequence[VersionRow], challenger: V
         for size in plan.tables:
             for group in _tables_of(size, field, challenger):
                 who = " ".join(f"{v.bot}:{v.hash}" for v in group)
-                key = hashlib.sha1(f"{who} {json.dumps(plan.options, sort_keys=True)}".encode()).hexdigest()[:8]
+                what = f"{who} {json.dumps(plan.options, sort_keys=True)} {spec.seed}"  # other deals: other matches
+                key = hashlib.sha1(what.encode()).hexdigest()[:8]
                 table_id = f"{spec.name}-{name}-{size}p-{key}"
                 matches = []
                 for deal in range(spec.deals):
