@@ -39,6 +39,10 @@ STAND: Final = Action.of("stand")
 DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
 
 _TURN, _DISCARD, _OVER = 0, 1, 2
+_PHASES: Final = ("turn", "discard", "over")  # observation names of the phases
+_LAST_PHASES: Final = ("last_turn", "discard", "over")  # the same after a knock
+_CHANGE_KEYS: Final = {"lives": "lives_lost", "points": "points_won", "chips": "chips_won"}
+_SEAT_KEYS: Final = tuple(str(seat) for seat in range(64))  # seats as JSON object keys
 
 OPTIONS: Final = (
     OptionSpec("deck", "choice", 52, "deck size: 52 (full) or 32 (7 to A)", choices=(52, 32)),
@@ -176,6 +180,7 @@ class ThirtyOneState(MatchState):
         self._max_turns: int = o["max_turns"]
         self._standing_view: tuple[int, ...] = ()
         self._active_view: tuple[bool, ...] = ()
+        self._publish_standing()
         self._start_round()
 
     # -- the public interface -------------------------------------------------------
@@ -197,7 +202,7 @@ class ThirtyOneState(MatchState):
             taken = self._taken
             legal = [DISCARD[c] for c in self.hands[self._seat] if c is not taken]
         elif phase == _TURN:
-            legal = [DRAW] if self.stock else []
+            legal = [DRAW] if self.stock.left else []
             if self.pile:
                 legal.append(TAKE)
             seat = self._seat
@@ -242,7 +247,7 @@ class ThirtyOneState(MatchState):
             hand.append(card)
             self._phase = _DISCARD
             self.log.append(Event("action", seat, {"action": "draw"}, {seat: {"card": NAMES[card]}}))
-            if not self.stock and self.knocker < 0:
+            if not self.stock.left and self.knocker < 0:
                 self._stock_emptied = True
         elif kind == "take":
             card = self.pile.pop()
@@ -269,11 +274,11 @@ class ThirtyOneState(MatchState):
             "round": self._round,
             "dealer": self.dealer,
             "to_move": None if phase == _OVER else self._seat,
-            "phase": ("turn" if knocker < 0 else "last_turn", "discard", "over")[phase],
+            "phase": (_PHASES if knocker < 0 else _LAST_PHASES)[phase],
             "hand": [NAMES[c] for c in self.hands[seat]],
             "discard_top": NAMES[pile[-1]] if pile else None,
             "discard_size": len(pile),
-            "stock": len(self.stock),
+            "stock": self.stock.left,
             "knocker": knocker if knocker >= 0 else None,
             self._scoring: self._standing_view,
             "active": self._active_view,
@@ -350,11 +355,7 @@ class ThirtyOneState(MatchState):
                 self._finish("one player holds every chip")
                 return
         self._round += 1
-        order = []
-        seat = self.dealer
-        for _ in range(sum(self.active)):
-            seat = self._left(seat)
-            order.append(seat)
+        order = self._turn_order()
         self.log.append(Event("round_start", None, {
             "round": self._round, "dealer": self.dealer, self._scoring: list(self.standing),
             "active": list(self.active),
@@ -363,7 +364,7 @@ class ThirtyOneState(MatchState):
             for s in order:
                 self.standing[s] -= 1
             self.pot += len(order)
-        self._publish_standing()
+            self._publish_standing()  # lives and points change only when a round ends
         deck = self._deck_for_round()
         hands = self.hands = [[] for _ in range(n)]
         per_pass = len(order) + (1 if o["widow"] else 0)
@@ -384,12 +385,12 @@ class ThirtyOneState(MatchState):
         self._seat = order[0]
         self._phase = _TURN
         self._gate = bool(o["out_of_the_gate"])
-        public: dict[str, Any] = {"upcard": str(self.pile[-1]), "stock": len(self.stock)}
+        public: dict[str, Any] = {"upcard": NAMES[dealt[-1]], "stock": deck.left}
         if self.widow:
             public["widow"] = len(self.widow)
         if self._scoring == "chips":
             public["pot"] = self.pot
-        self.log.append(Event("deal", None, public, {s: {"hand": card_names(hands[s])} for s in order}))
+        self.log.append(Event("deal", None, public, {s: {"hand": [NAMES[c] for c in hands[s]]} for s in order}))
         if not o["blitz_on_turn"] and not self._gate:
             self._check_blitz(order)
 
@@ -405,10 +406,11 @@ class ThirtyOneState(MatchState):
 
     def _check_blitz(self, seats: Sequence[int]) -> bool:
         """End the round if any of ``seats`` holds a blitz; True if it did."""
-        levels = {s: self._special(s) for s in seats}
-        top = max(levels.values())
+        special = self._special
+        levels = [special(s) for s in seats]
+        top = max(levels)
         if top:
-            self._blitz([s for s, level in levels.items() if level == top])
+            self._blitz([s for s, level in zip(seats, levels) if level == top])
             return True
         return False
 
@@ -456,12 +458,11 @@ class ThirtyOneState(MatchState):
         self._seat = self._left(seat)
 
     def _turn_order(self) -> list[int]:
-        order = []
-        seat = self.dealer
-        for _ in range(sum(self.active)):
-            seat = self._left(seat)
-            order.append(seat)
-        return order
+        """The seats still in, from the dealer's left."""
+        n = self.players
+        active = self.active
+        dealer = self.dealer
+        return [seat for seat in [(dealer + k) % n for k in range(1, n + 1)] if active[seat]]
 
     def _reshuffle(self) -> None:
         self._stock_emptied = False
@@ -531,15 +532,15 @@ class ThirtyOneState(MatchState):
     def _showdown(self) -> None:
         """Score a round that ends with hands shown: losing is decided on value alone."""
         n = self.players
-        values = {s: self._value(s) for s in range(n) if self.active[s]}
+        hands, active, trips, aces = self.hands, self.active, self._trips_value, self._aces_value
+        values = {s: thirty_one_points(hands[s], trips, aces) for s in range(n) if active[s]}
         change = [0] * n
         knocker = self.knocker if self.knocker >= 0 and self.active[self.knocker] else -1
         o = self.options
         if self._scoring == "lives":
             low = min(values.values())
             losers = [s for s, v in values.items() if v == low]
-            beaten = knocker >= 0 and any(v < values[knocker] for v in values.values())
-            if o["knocker_must_beat"] and knocker >= 0 and not beaten:
+            if o["knocker_must_beat"] and knocker >= 0 and values[knocker] == low:  # beats nobody
                 change[knocker] = -o["knocker_penalty"]
             else:
                 for s in losers:
@@ -581,16 +582,17 @@ class ThirtyOneState(MatchState):
             self.active[s] = False
             self._out_round[s] = self._round
         self._publish_standing()
-        key = {"lives": "lives_lost", "points": "points_won", "chips": "chips_won"}[self._scoring]
+        key = _CHANGE_KEYS[self._scoring]
         amounts = [-c for c in change] if self._scoring == "lives" else change
+        hands = self.hands
         self.log.append(Event("round_end", None, {
             "end": end,
             key: amounts,
             "cancelled": cancelled,
             "knocker": self.knocker if self.knocker >= 0 else None,
             "blitz": list(blitzers),
-            "hands": {str(s): card_names(self.hands[s]) for s in shown},
-            "values": {str(s): json_number(v) for s, v in shown.items()},
+            "hands": {_SEAT_KEYS[s]: [NAMES[c] for c in hands[s]] for s in shown},
+            "values": {_SEAT_KEYS[s]: json_number(v) for s, v in shown.items()},
             "eliminated": eliminated,
             self._scoring: list(self.standing),
         }))
