@@ -36,6 +36,7 @@ from arena.protocol import (
 )
 from arena.rules import Action, Event, Variant
 from arena.sandbox import Sandbox, Sandboxed, SandboxError
+from arena.sandbox.process import BotProcess
 
 __all__ = [
     "FAULT_KINDS",
@@ -180,9 +181,8 @@ class _Pipes:
     instead of the three that ``send_all`` plus ``receive_some`` take.
     """
 
-    def __init__(self, process: trio.Process, limit: int) -> None:
+    def __init__(self, process: BotProcess, limit: int) -> None:
         stdin, stdout = process.stdin, process.stdout
-        assert isinstance(stdin, trio.lowlevel.FdStream) and isinstance(stdout, trio.lowlevel.FdStream)
         self._streams = (stdin, stdout)  # they own the fds: keep them open
         self._write_fd = stdin.fileno()
         self._read_fd = stdout.fileno()
@@ -282,7 +282,6 @@ class Bot:
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         stderr = sandboxed.process.stderr
-        assert isinstance(stderr, trio.lowlevel.FdStream)
         self._stderr = stderr  # owns the fd: keep it open
         self._stderr_poll = select.poll()
         self._stderr_poll.register(stderr.fileno(), select.POLLIN)

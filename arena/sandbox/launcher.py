@@ -30,7 +30,6 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -42,6 +41,7 @@ import trio
 from arena import confine
 from arena.sandbox import seccomp, tree
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
+from arena.sandbox.process import BotProcess
 from arena.sandbox.uids import Lease, UidPool
 
 __all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed", "report_rows"]
@@ -116,7 +116,7 @@ class LayerStatus:
 class Sandboxed:
     """A launched bot process with its scratch folder, user lease and control groups."""
 
-    process: trio.Process
+    process: BotProcess
     scratch: Path
     cgroup: BotCgroup | None = None
     lease: Lease | None = None
@@ -317,7 +317,6 @@ class Sandbox:
         except (OSError, SandboxError):
             return None
         try:
-            assert sandboxed.process.stdout is not None
             output = b""
             with trio.move_on_after(10):
                 while chunk := await sandboxed.process.stdout.receive_some(65536):
@@ -449,15 +448,11 @@ class Sandbox:
                 env = {"PATH": "/usr/bin:/bin"}
             else:
                 command, env = list(argv), environment
-            process = await trio.lowlevel.open_process(
+            process = BotProcess.spawn(
                 command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
                 cwd=scratch,
                 env=env,
-                start_new_session=True,
-                pass_fds=tuple(fd for fd in (seccomp_fd, *(holders or ())) if fd is not None),
+                pass_fds=[fd for fd in (seccomp_fd, *(holders or ())) if fd is not None],
                 preexec_fn=self._preexec(lease, cgroup, holders),
             )
         except BaseException:
