@@ -15,6 +15,7 @@ import random
 import select
 import signal
 import time
+from bisect import bisect_left
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import asdict, dataclass, fields
@@ -177,8 +178,10 @@ class _Pipes:
     """Line I/O with one bot process on the referee's hot path.
 
     Writes go straight to the non-blocking pipe and reads try the pipe before waiting,
-    so a decision costs one trip through trio's scheduler (the wait for the reply)
-    instead of the three that ``send_all`` plus ``receive_some`` take.
+    so a decision costs at most one trip through trio's scheduler (the wait for the
+    reply) instead of the three that ``send_all`` plus ``receive_some`` take.  The
+    ``_now`` methods never wait and are plain functions: most writes and many reads
+    complete at once, and a coroutine call per step costs more than the step.
     """
 
     def __init__(self, process: BotProcess, limit: int) -> None:
@@ -192,80 +195,86 @@ class _Pipes:
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN)
 
-    async def write(self, data: bytes) -> None:
-        """Write all of ``data``; EOFError if the bot's stdin is closed."""
-        written = 0
+    def write_now(self, data: bytes | memoryview) -> int:
+        """Write what the pipe takes now (usually all: one syscall); the bytes written.
+        EOFError if the bot's stdin is closed."""
         try:
-            written = os.write(self._write_fd, data)
-            if written == len(data):  # the usual case: one syscall
-                return
+            return os.write(self._write_fd, data)
         except BlockingIOError:
-            pass
+            return 0
         except OSError:
             raise EOFError from None
-        view = memoryview(data)[written:]  # a long message or a full pipe: finish the write
+
+    async def write(self, data: bytes) -> None:
+        """Write all of ``data``, waiting for room in the pipe; EOFError if it is closed."""
+        view = memoryview(data)
         while view:
-            try:
-                view = view[os.write(self._write_fd, view):]
-            except BlockingIOError:
+            view = view[self.write_now(view):]
+            if view:
                 await trio.lowlevel.wait_writable(self._write_fd)
-            except OSError:
-                raise EOFError from None
 
-    async def readline(self, deadline: float) -> bytes:
-        """The next line (without its newline) by trio time ``deadline``.
+    def readline_now(self) -> bytes | None:
+        """The next line (without its newline) if it has arrived, else None: no waiting.
 
-        EOFError at end of stream; ``TimeoutError`` past the deadline.  Only a read that
-        has to wait enters a cancel scope: most replies are already in the pipe.
-        """
+        EOFError at the end of the stream; an oversized line is a fault, dropped whole."""
         buffer = self._buffer
         if not buffer and not self._skipping:  # the usual case: the whole reply is one read
-            try:
-                data = os.read(self._read_fd, 65536)
-            except BlockingIOError:
-                data = None
-            except OSError:
-                data = b""
-            if data is not None:
-                if not data:
-                    raise EOFError
-                if data[-1] == 10 and data.find(b"\n") == len(data) - 1 and len(data) <= self._limit:
-                    return data[:-1]
-                buffer += data
-        start = 0
-        while True:
-            end = buffer.find(b"\n", start)
-            if end >= 0:
-                line = b"" if self._skipping or end > self._limit else bytes(buffer[:end])
-                del buffer[: end + 1]  # an oversized line goes too: it is reported once
-                if self._skipping:  # the end of an oversized line already reported
-                    self._skipping = False
-                    start = 0
-                    continue
-                if end > self._limit:
-                    raise BotFault("oversized", f"a line of {end} bytes (limit {self._limit})")
-                return line
-            if self._skipping:
-                buffer.clear()
-            elif len(buffer) > self._limit:
-                self._skipping = True
-                buffer.clear()
-                raise BotFault("oversized", f"a line longer than {self._limit} bytes")
-            start = len(buffer)
-            try:
-                data = os.read(self._read_fd, 65536)
-            except BlockingIOError:
-                if self._poll.poll(1):  # spin briefly before parking: most replies take microseconds
-                    continue
-                with trio.move_on_at(deadline):
-                    await trio.lowlevel.wait_readable(self._read_fd)
-                    continue
-                raise TimeoutError from None
-            except OSError:
-                data = b""
-            if not data:
-                raise EOFError
+            data = self._read()
+            if data is None:
+                return None
+            if data[-1] == 10 and data.find(b"\n") == len(data) - 1 and len(data) <= self._limit:
+                return data[:-1]
             buffer += data
+        while (line := self._take_line()) is None:
+            data = self._read()
+            if data is None:
+                return None
+            buffer += data
+        return line
+
+    async def readline(self, deadline: float) -> bytes:
+        """The next line by ``deadline`` (``time.perf_counter()``: cheaper than trio's
+        clock, which only a read that has to wait needs); ``TimeoutError`` after it."""
+        while (line := self.readline_now()) is None:
+            if self._poll.poll(1):  # wait briefly before parking: most replies take microseconds
+                continue
+            with trio.move_on_after(deadline - time.perf_counter()):
+                await trio.lowlevel.wait_readable(self._read_fd)
+                continue
+            raise TimeoutError
+        return line
+
+    def _read(self) -> bytes | None:
+        """What the pipe holds now, None if nothing; EOFError at its end."""
+        try:
+            data = os.read(self._read_fd, 65536)
+        except BlockingIOError:
+            return None
+        except OSError:
+            raise EOFError from None
+        if not data:
+            raise EOFError
+        return data
+
+    def _take_line(self) -> bytes | None:
+        """Remove the buffer's first complete line and return it; None if there is none."""
+        buffer = self._buffer
+        while (end := buffer.find(b"\n")) >= 0:
+            line = b"" if self._skipping or end > self._limit else bytes(buffer[:end])
+            del buffer[: end + 1]  # an oversized line goes too: it is reported once
+            if self._skipping:  # the end of an oversized line already reported
+                self._skipping = False
+            elif end > self._limit:
+                raise BotFault("oversized", f"a line of {end} bytes (limit {self._limit})")
+            else:
+                return line
+        if self._skipping:
+            buffer.clear()
+        elif len(buffer) > self._limit:
+            self._skipping = True
+            buffer.clear()
+            raise BotFault("oversized", f"a line longer than {self._limit} bytes")
+        return None
 
 
 class Bot:
@@ -328,7 +337,9 @@ class Bot:
     async def send(self, payload: bytes) -> None:
         """Send one encoded message; a dead pipe is a crash or a closed stream."""
         try:
-            await self._pipes.write(payload)
+            written = self._pipes.write_now(payload)
+            if written < len(payload):  # rare: a long message or a full pipe
+                await self._pipes.write(payload[written:])
         except EOFError:
             raise await self._gone() from None
 
@@ -337,7 +348,7 @@ class Bot:
         start = time.perf_counter()
         try:
             await self.send(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}))
-            message = await self._receive(trio.current_time() + timeout_s)
+            message = await self._receive(time.perf_counter() + timeout_s)
         except TimeoutError:
             raise BotFault("startup", f"no hello within {timeout_s:.1f} s") from None
         except BotFault as fault:  # crashed, garbage ...: no valid hello is a start-up fault
@@ -351,7 +362,7 @@ class Bot:
 
     async def ask(self, payload: bytes, request: int, allowed_s: float) -> str:
         """Send a ``decide`` request and return the chosen action's text."""
-        deadline = trio.current_time() + allowed_s
+        deadline = time.perf_counter() + allowed_s
         await self.send(payload)
         try:
             while True:
@@ -359,7 +370,7 @@ class Bot:
                 if not isinstance(message, ActionReply):
                     raise BotFault("malformed", "expected an action reply, got hello")
                 if message.id == request:
-                    if trio.current_time() > deadline:
+                    if time.perf_counter() > deadline:
                         break
                     return message.action
                 if message.id in self._late:  # a reply that came after its timeout
@@ -372,7 +383,9 @@ class Bot:
 
     async def _receive(self, deadline: float) -> BotHello | ActionReply:
         try:
-            line = await self._pipes.readline(deadline)
+            line = self._pipes.readline_now()
+            if line is None:  # not there yet: wait for it
+                line = await self._pipes.readline(deadline)
         except EOFError:
             raise await self._gone() from None
         try:
@@ -486,17 +499,24 @@ class _Events:
     def __init__(self, log: list[Event]) -> None:
         self._log = log
         self._public: list[bytes] = []
+        self._secret: list[int] = []  # indices of the events with private parts, in order
 
     def encoded(self, seat: int, start: int, end: int) -> list[bytes]:
         """Events ``start`` to ``end`` of the log as ``seat`` sees them, JSON-encoded."""
         log = self._log
         public = self._public
-        for event in log[len(public):end]:
+        for i in range(len(public), end):
+            event = log[i]
             public.append(encode_raw(event.view(None)))
-        out = []
-        for i in range(start, end):
+            if event.private:
+                self._secret.append(i)
+        out = public[start:end]
+        secret = self._secret
+        for k in range(bisect_left(secret, start), bisect_left(secret, end)):
+            i = secret[k]
             private = log[i].private
-            out.append(encode_raw(log[i].view(seat)) if private and seat in private else public[i])
+            if private is not None and seat in private:
+                out[i - start] = encode_raw(log[i].view(seat))
         return out
 
 
