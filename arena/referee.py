@@ -234,15 +234,16 @@ class _Pipes:
 
     async def readline(self, deadline: float) -> bytes:
         """The next line by ``deadline`` (``time.perf_counter()``: cheaper than trio's
-        clock, which only a read that has to wait needs); ``TimeoutError`` after it."""
-        while (line := self.readline_now()) is None:
-            if self._poll.poll(1):  # wait briefly before parking: most replies take microseconds
-                continue
-            with trio.move_on_after(deadline - time.perf_counter()):
-                await trio.lowlevel.wait_readable(self._read_fd)
-                continue
-            raise TimeoutError
-        return line
+        clock, which only a real wait needs); ``TimeoutError`` after it.  For use once
+        :meth:`readline_now` has found nothing: it waits before reading again."""
+        while True:
+            if not self._poll.poll(1):  # wait briefly before parking: most replies take microseconds
+                with trio.move_on_after(deadline - time.perf_counter()) as waited:
+                    await trio.lowlevel.wait_readable(self._read_fd)
+                if waited.cancelled_caught:
+                    raise TimeoutError
+            if (line := self.readline_now()) is not None:
+                return line
 
     def _read(self) -> bytes | None:
         """What the pipe holds now, None if nothing; EOFError at its end."""
