@@ -136,9 +136,11 @@ class SeatTiming:
         """Count one decision: ``spent_s`` on the referee's clock, ``cpu_s`` of the bot's CPU."""
         self.decisions += 1
         self.total_s += spent_s
-        self.max_s = max(self.max_s, spent_s)
         self.cpu_s += cpu_s
-        self.max_cpu_s = max(self.max_cpu_s, cpu_s)
+        if spent_s > self.max_s:
+            self.max_s = spent_s
+        if cpu_s > self.max_cpu_s:
+            self.max_cpu_s = cpu_s
 
 
 @dataclass
@@ -551,6 +553,7 @@ async def play_match(
     resolved = variant.resolve(options)
     overrides = {name: resolved[name] for name in options or {}}
     live: list[Bot | None] = [bot if isinstance(bot, Bot) else None for bot in bots]
+    accounting = [isinstance(bot, Bot) and bot.sandboxed.accounts_cpu for bot in bots]
 
     async def fault(seat: int, error: BotFault) -> bool:
         """Record a fault; True if the seat is now out of the match."""
@@ -610,7 +613,7 @@ async def play_match(
             b',"events":[', b",".join(news), b"]}\n",
         ))
         sandboxed = current.sandboxed
-        cpu_start = sandboxed.cpu_ns() if sandboxed.accounts_cpu else -1
+        cpu_start = sandboxed.cpu_ns() if accounting[seat] else -1
         began = time.perf_counter()
         failure: BotFault | None = None
         try:
