@@ -17,9 +17,11 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from infoset import read_round
+from advice import ScatAdvisor, Situation
+from infoset import Knowledge, read_round
+from opponents import KnockModel
 from pimc import pick, search
-from playout import View, playout_for, round_utility
+from playout import ScatPlayout, View, playout_for, round_utility
 
 from arena.rules import Action, get_variant
 from arena.sdk import MatchInfo, hookimpl
@@ -30,6 +32,10 @@ MAX_THINK_S = 2.0
 """Longest any decision thinks, however generous the time control."""
 RESERVE_S = 0.005
 """Kept back from every budget for reading the events and sending the reply."""
+LEARN_KNOCKS = True
+"""Let each opponent knock in rollouts at the threshold its own knocks have shown."""
+TURN_ENDS = ("discard", "knock", "stand", "exchange")
+"""Action kinds that end a turn in the draw-and-discard family."""
 STANDINGS = ("lives", "points", "chips")
 """Observation fields that hold every seat's standing (one per scoring kind)."""
 
@@ -43,6 +49,8 @@ class Player:
         self.match = match
         self.options = match.resolved_options
         self.policy = playout_for(match.rules, self.options)
+        self.advisor = ScatAdvisor(self.policy, self.options) if isinstance(self.policy, ScatPlayout) else None
+        self.opponents = KnockModel(match.seat)
         self.rng = random.Random(zlib.crc32(match.match_id.encode()) ^ match.seat)
         move_s = float(match.time.get("move_ms", 1000)) / 1000
         self.budget_s = max(0.0, min(THINK_FRACTION * move_s, MAX_THINK_S) - RESERVE_S)
@@ -53,16 +61,18 @@ class Player:
             return legal[0]
         view = View(observation)
         actions = [Action.parse(text) for text in legal]
-        default = self.policy.choose(view, actions).text
-        candidates = list(dict.fromkeys([default] + [a.text for a in self.policy.candidates(view, actions)]))
-        if len(candidates) == 1:
-            return default
         knowledge = read_round(self.match.events, self.match.seat, self.match.rules, self.options)
-        if knowledge is None:
+        default = self.default(view, actions, knowledge).text
+        candidates = list(dict.fromkeys([default] + [a.text for a in self.policy.candidates(view, actions)]))
+        if len(candidates) == 1 or knowledge is None:
             return default
         key = next((k for k in STANDINGS if k in observation), "lives")
         standing = [float(observation[key][real]) for real in knowledge.seats]
         seats = [s for s, real in enumerate(knowledge.seats) if real not in knowledge.gone]
+
+        if LEARN_KNOCKS:
+            self.opponents.follow(self.match.events)
+            self.policy.knock_by_seat = self.opponents.by_replayed_seat(knowledge.seats, self.policy.knock_at)
 
         def utility(result: Mapping[str, Any] | None) -> float:
             return round_utility(result, knowledge.me, seats, standing, self.options)
@@ -72,6 +82,25 @@ class Player:
         if not tallies[0].results:
             return default
         return pick(tallies, default)
+
+    def default(self, view: View, actions: list[Action], knowledge: Knowledge | None) -> Action:
+        """The choice before search: the advisor's where there is one, else the rollout policy's."""
+        if self.advisor is None or knowledge is None:
+            return self.policy.choose(view, actions)
+        return self.advisor.choose(view, actions, situation(knowledge))
+
+
+def situation(knowledge: Knowledge) -> Situation:
+    """What the advisor needs from the information set: the unseen cards, the seat's turns
+    this round, the players in, and what the next player to move is known to hold."""
+    me = knowledge.me
+    turns = sum(1 for seat, action in knowledge.history
+                if seat == me and action is not None and action.kind in TURN_ENDS)
+    playing = [s for s, real in enumerate(knowledge.seats) if real not in knowledge.gone]
+    after = playing[(playing.index(me) + 1) % len(playing)]
+    knocker = next((seat for seat, action in knowledge.history if action is not None and action.kind == "knock"), -1)
+    holds = [] if after in (me, knocker) else knowledge.known.get(knowledge.seats[after], [])
+    return Situation(knowledge.pool, turns, len(playing), holds)
 
 
 _player: Player | None = None

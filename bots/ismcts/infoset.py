@@ -36,6 +36,8 @@ from arena.rules import Action, MatchState, RulesError, Variant
 
 Value = Callable[[Sequence[Card]], float]
 """A three-card hand's value."""
+Declined = Callable[[Any, int], float]
+"""The chance that ``seat`` would not knock with the hand it holds in a state."""
 Move = tuple[int, Card | None]
 """A change to an opponent's unseen cards: (deck position, None) joins them; (-1, card) is
 ``card`` leaving them face up."""
@@ -48,8 +50,10 @@ ONE_ROUND = {"max_rounds": 1}
 """Replayed matches end with their round: the engine need not deal the next one."""
 MAX_PASSED = 6
 """Opponent modelling looks at most this many thrown-away cards back (see :meth:`Knowledge.sample`)."""
-MAX_TRIES = 24
+MAX_TRIES = 48
 """Deals drawn before :func:`sample_state` gives up on a history it cannot match."""
+MIN_ACCEPT = 0.05
+"""A consistent deal is kept at least this often, however unlikely the opponents' choices on it."""
 
 
 @dataclass
@@ -386,37 +390,59 @@ def read_round(
     return reader.knowledge()
 
 
-def replay(variant: Variant, options: Mapping[str, Any], knowledge: Knowledge, deck: list[Card]) -> MatchState | None:
-    """The round rebuilt from ``deck`` with the engine and its actions played again; None if
-    the deal contradicts the history (an action turns illegal or the round ends early).
+def replay(
+    variant: Variant,
+    options: Mapping[str, Any],
+    knowledge: Knowledge,
+    deck: list[Card],
+    declined: Declined | None = None,
+) -> tuple[MatchState, float] | None:
+    """The round rebuilt from ``deck`` with the engine and its actions played again, and how
+    likely the opponents' choices were on this deal; None if the deal contradicts the history
+    (an action turns illegal or the round ends early).
 
-    ``options`` are the match's resolved options (``MatchInfo.resolved_options``): the
-    family builds the state from them directly, without resolving them again."""
+    ``declined`` gives the chance that a seat would not knock with the hand it holds in a
+    state where it could knock; each time an opponent played on instead, the deal's
+    likelihood is multiplied by it (1.0 without ``declined``).  ``options`` are the match's
+    resolved options (``MatchInfo.resolved_options``): the family builds the state from
+    them directly, without resolving them again."""
+    likelihood = 1.0
     try:
-        state = variant.family.new_match(variant, len(knowledge.seats), {**options, **ONE_ROUND}, REPLAY_SEED,
-                                         [deck], knowledge.dealer)
+        state: Any = variant.family.new_match(variant, len(knowledge.seats), {**options, **ONE_ROUND},
+                                              REPLAY_SEED, [deck], knowledge.dealer)
         for seat, action in knowledge.history:
             if action is None:
                 state.forfeit(seat)
                 continue
             if state.is_over or state.to_move != seat:
                 return None
+            if declined is not None and seat != knowledge.me and action.kind != "knock" and state.knocker < 0 \
+                    and any(a.kind == "knock" for a in state.legal_actions()):
+                likelihood *= declined(state, seat)
             state.apply(action)
     except RulesError:
         return None
     if state.is_over or state.to_move != knowledge.me:
         return None
-    return state
+    return state, likelihood
 
 
 def sample_state(
-    variant: Variant, options: Mapping[str, Any], knowledge: Knowledge, rng: random.Random, value: Value | None = None
+    variant: Variant,
+    options: Mapping[str, Any],
+    knowledge: Knowledge,
+    rng: random.Random,
+    value: Value | None = None,
+    declined: Declined | None = None,
 ) -> tuple[list[Card], MatchState] | None:
-    """A deal consistent with everything the seat has seen (``value``: see
-    :meth:`Knowledge.sample`), and the round replayed on it."""
+    """A deal consistent with everything the seat has seen, and the round replayed on it.
+
+    ``value``: see :meth:`Knowledge.sample`; ``declined``: see :func:`replay`.  A deal is
+    kept with probability its likelihood (at least :data:`MIN_ACCEPT`, so that an opponent
+    who plays unlike the model cannot starve the search)."""
     for _ in range(MAX_TRIES):
         deck = knowledge.sample(rng, value)
-        state = replay(variant, options, knowledge, deck)
-        if state is not None:
-            return deck, state
+        replayed = replay(variant, options, knowledge, deck, declined)
+        if replayed is not None and rng.random() < max(replayed[1], MIN_ACCEPT):
+            return deck, replayed[0]
     return None

@@ -20,7 +20,7 @@ from typing import Any
 from infoset import Knowledge, replay, sample_state
 from playout import Playout
 
-from arena.rules import Action, MatchState, Variant
+from arena.rules import Action, Variant
 
 MIN_DEALS = 12
 """Deals sampled before the search may stop early."""
@@ -29,7 +29,13 @@ CHECK_EVERY = 6
 CLEAR_LEAD = 3.0
 """The leader stops the search when its mean paired advantage over each other candidate
 exceeds this many standard errors."""
-OVERRIDE_Z = 1.0
+KEEPERS = True
+"""Sample opponents' unseen cards as kept by players who throw their worst card
+(:meth:`infoset.Knowledge.sample`), rather than uniformly."""
+DECLINED = True
+"""Weigh deals by how likely each opponent was to play on rather than knock with the hands
+they give it (:func:`infoset.replay`)."""
+OVERRIDE_Z = 2.0
 """Standard errors by which the search's choice must beat the rollout policy's own."""
 MAX_DEALS = 400
 """Deals sampled at most, however long the budget (spares a shared machine)."""
@@ -102,15 +108,17 @@ def search(
         began = time.perf_counter()
         if began + slowest >= deadline:
             break
-        sampled = sample_state(variant, options, knowledge, rng, policy.value)
+        sampled = sample_state(variant, options, knowledge, rng, policy.value if KEEPERS else None,
+                               policy.declined if DECLINED else None)
         if sampled is None:
             break
         deck, first = sampled
         results = []
         for i, tally in enumerate(tallies):
-            state: MatchState | None = first if i == 0 else replay(variant, options, knowledge, deck)
-            if state is None:
+            replayed = (first, 1.0) if i == 0 else replay(variant, options, knowledge, deck)
+            if replayed is None:
                 break
+            state = replayed[0]
             state.apply(tally.action)
             results.append(utility(policy.finish_round(state)))
         else:

@@ -21,6 +21,7 @@ before a knock) trade the worst card for a face-down card, or renew.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -44,6 +45,10 @@ DISCARD_MARGIN = 6.0
 """Discards leaving a hand this much below the best discard's are not searched."""
 MAX_CANDIDATES = 3
 """Discards, exchanges or swaps searched at most (the best by hand value first)."""
+KNOCK_SOFTNESS = 1.5
+"""Spread (hand value points) of the modelled chance that an opponent knocks around its threshold."""
+BRAG_SOFTNESS = 0.3
+"""The same in brag values (a category is worth 1)."""
 MAX_ROLLOUT_ACTIONS = 400
 """A rollout that has not ended its round after this many actions counts as a drawn round."""
 ELIMINATION_CURVE = 0.6
@@ -75,9 +80,16 @@ class View:
 class Playout(ABC):
     """A rollout policy under one match's options, with hand values remembered by card set."""
 
+    knock_at: float
+    """The hand value at which the policy knocks."""
+    softness = KNOCK_SOFTNESS
+    """Spread of the modelled chance that an opponent knocks around ``knock_at``."""
+
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options = options
         self._values: dict[int, float] = {}
+        self.knock_by_seat: dict[int, float] = {}
+        """Knock thresholds of particular seats of the replayed table (learnt opponents)."""
 
     @abstractmethod
     def rate(self, hand: tuple[Card, Card, Card]) -> float:
@@ -90,6 +102,12 @@ class Playout(ABC):
     @abstractmethod
     def candidates(self, view: View, legal: Sequence[Action]) -> list[Action]:
         """The actions worth searching, most promising first."""
+
+    def declined(self, state: Any, seat: int) -> float:
+        """The chance that ``seat`` plays on rather than knocks holding its hand in ``state``:
+        a logistic step down around the policy's knock threshold."""
+        margin = (self.value(state.hands[seat]) - self.knock_by_seat.get(seat, self.knock_at)) / self.softness
+        return 1.0 / (1.0 + math.exp(min(margin, 50.0)))
 
     def value3(self, a: Card, b: Card, c: Card) -> float:
         """The value of the hand ``a b c`` (rollouts value the same hands again and again)."""
@@ -125,6 +143,7 @@ class ScatPlayout(Playout):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.trips, self.aces = special_values(options["trips"], options["three_aces"])
+        self.knock_at = SCAT_KNOCK
 
     def rate(self, hand: tuple[Card, Card, Card]) -> float:
         return thirty_one_points(hand, self.trips, self.aces)
@@ -164,7 +183,8 @@ class ScatPlayout(Playout):
                 stand = action
         value = self.value(hand)
         last_turn = state.knocker >= 0
-        if knock is not None and (value >= BLITZ or (not last_turn and value >= SCAT_KNOCK)):
+        if knock is not None and (value >= BLITZ or (
+                not last_turn and value >= self.knock_by_seat.get(state.to_move, self.knock_at))):
             return knock
         if take is not None:
             gain = self.take_value(hand, state.pile[-1]) - value
@@ -208,6 +228,8 @@ class WidowPlayout(Playout):
         super().__init__(options)
         kind = "brag" if options["ranking"] == "brag" else f"points{options['deck']}"
         self.knock_at = WIDOW_KNOCK[kind]
+        if kind == "brag":
+            self.softness = BRAG_SOFTNESS
         self.keep_at = KEEP[kind]
         self.sees_table = options["table"] == "switch"
         """Switch's dealer chooses having seen both hands; Schwimmen's swaps unseen."""
@@ -240,7 +262,7 @@ class WidowPlayout(Playout):
             return first if value >= other else legal[1]
         plain: dict[str, Action] = {a.text: a for a in legal if a.kind in ("knock", "pass", "renew")}
         knock = plain.get("knock")
-        if knock is not None and value >= self.knock_at:
+        if knock is not None and value >= self.knock_by_seat.get(state.to_move, self.knock_at):
             return knock
         swaps = self.swaps(state, legal)
         best = max(swaps, key=lambda pair: pair[0], default=None)
