@@ -17,10 +17,9 @@ from typing import Any, Final
 from arena.cards import NAMES, Card, Stock, card_names
 from arena.rules.game import Action, Event
 from arena.rules.hands import HandValue
-from arena.rules.net_suit import check_hand, net_suit_key, net_suit_value, one_suit
-from arena.rules.options import OptionSpec
-from arena.rules.series import DISCARD, SeriesState, cap_options
-from arena.rules.variant import Family, Variant
+from arena.rules.net_suit import net_suit_key, net_suit_value, one_suit
+from arena.rules.series import DISCARD, ROUNDS, SeriesState, cap_options
+from arena.rules.variant import Family, Variant, check_hand
 
 __all__ = ["EMPAT_SATU", "EmpatSatuFamily", "EmpatSatuState"]
 
@@ -33,40 +32,12 @@ PASS: Final = Action.of("pass")
 
 _TURN, _DISCARD = 0, 1
 
-OPTIONS: Final = (
-    OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players"),
-    *cap_options(),
-)
+OPTIONS: Final = (ROUNDS, *cap_options())
 
 
 def hand_value(cards: Sequence[Card]) -> HandValue:
     """The net suit score, equal scores ordered by the lowest card of the counted suit."""
     return net_suit_value(cards, lowest_tiebreak=True)
-
-
-class EmpatSatuFamily(Family):
-    """Empat Satu: four-card hands, net suit scores, wins minus losses."""
-
-    name = "empat-satu"
-    options = OPTIONS
-
-    def new_match(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> EmpatSatuState:
-        return EmpatSatuState(variant, players, options, seed, decks, dealer)
-
-    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
-        check_hand(cards, HAND_SIZE)
-        return hand_value(cards)
-
-
-EMPAT_SATU: Final = EmpatSatuFamily()
 
 
 class EmpatSatuState(SeriesState):
@@ -83,7 +54,6 @@ class EmpatSatuState(SeriesState):
     ) -> None:
         super().__init__(variant, players, options, seed, decks, dealer)
         n = players
-        self._rounds_total: int = options["rounds"] or 2 * n
         self.wins: list[int] = [0] * n
         self.losses: list[int] = [0] * n
         self.totals: list[int] = [0] * n
@@ -95,15 +65,15 @@ class EmpatSatuState(SeriesState):
         self._taken: Card | None = None
         self._phase = _TURN
         self._winner = self._loser = -1  # of the hand just scored, when it has them
-        self._start_hand()
+        self._start_round()
 
     # -- the game -------------------------------------------------------------------
 
-    def _start_hand(self) -> None:
+    def _start_round(self) -> None:
         self._begin({"first": self.first, **self._standings()})
         self._winner = self._loser = -1
         stock = self._new_stock()
-        self._deal(stock, self._order(self._next(self.dealer)), HAND_SIZE)
+        self._deal(stock, self.seats.after(self.dealer), HAND_SIZE)
         self.stock = stock
         self.pile = []
         self._taken = None
@@ -138,7 +108,7 @@ class EmpatSatuState(SeriesState):
             if self._turn_capped():
                 self._close("turn_cap", self._standings())
             else:
-                self._seat = self._next(seat)
+                self._seat = self.seats.next(seat)
         elif action is DRAW:
             card = self.stock.deal()
             hand.append(card)
@@ -155,7 +125,7 @@ class EmpatSatuState(SeriesState):
 
     def _showdown(self, end: str) -> None:
         """Highest key wins, lowest loses; the loser deals next and the winner plays first."""
-        order = self._order(self.first if self.active[self.first] else self._next(self.first))
+        order = self.seats.order(self.first if self.active[self.first] else self.seats.next(self.first))
         keys = {s: net_suit_key(self.hands[s]) for s in order}
         top, bottom = max(keys.values()), min(keys.values())
         winners = [s for s in order if top != bottom and keys[s] == top]
@@ -183,7 +153,7 @@ class EmpatSatuState(SeriesState):
         if self._winner >= 0:
             self.dealer, self.first = self._loser, self._winner
         else:
-            self.dealer = self.first = self._next(self.dealer)
+            self.dealer = self.first = self.seats.next(self.dealer)
 
     def _standings(self) -> dict[str, Any]:
         return {"wins": list(self.wins), "losses": list(self.losses), "totals": list(self.totals)}
@@ -192,10 +162,7 @@ class EmpatSatuState(SeriesState):
         if seat == self._seat:
             self._taken = None
             self._phase = _TURN
-            self._seat = self._next(seat)
-
-    def _match_over(self) -> str | None:
-        return "rounds played" if self._round >= self._rounds_total else None
+            self._seat = self.seats.next(seat)
 
     def _standing_key(self, seat: int) -> tuple[int, ...]:
         return (self.wins[seat] - self.losses[seat], self.totals[seat])
@@ -225,3 +192,18 @@ class EmpatSatuState(SeriesState):
         if moving and self._phase == _DISCARD and seat == self._seat:
             obs["must_keep"] = NAMES[self._taken] if self._taken is not None else None
         return obs
+
+
+class EmpatSatuFamily(Family):
+    """Empat Satu: four-card hands, net suit scores, wins minus losses."""
+
+    name = "empat-satu"
+    options = OPTIONS
+    state = EmpatSatuState
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        check_hand(cards, HAND_SIZE)
+        return hand_value(cards)
+
+
+EMPAT_SATU: Final = EmpatSatuFamily()

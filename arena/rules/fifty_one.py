@@ -16,10 +16,9 @@ from typing import Any, Final
 from arena.cards import NAMES, Card, Stock, card_names, derive_seed
 from arena.rules.game import Action, Event
 from arena.rules.hands import HandValue
-from arena.rules.net_suit import check_hand, net_suit_key, net_suit_value
-from arena.rules.options import OptionSpec
-from arena.rules.series import RESHUFFLE, SeriesState, cap_options, swap_one_actions
-from arena.rules.variant import Family, Variant
+from arena.rules.net_suit import net_suit_key, net_suit_value
+from arena.rules.series import RESHUFFLE, ROUNDS, SeriesState, cap_options, swap_one_actions
+from arena.rules.variant import Family, Variant, check_hand
 
 __all__ = ["FIFTY_ONE", "FiftyOneFamily", "FiftyOneState"]
 
@@ -32,35 +31,7 @@ _TURN, _MUST_SWAP = 0, 1
 _MAY_STOP: Final = ("", STOP)
 _NO_STOP: Final = ("",)
 
-OPTIONS: Final = (
-    OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players"),
-    *cap_options(),
-)
-
-
-class FiftyOneFamily(Family):
-    """Japanese Fifty-One: swap with the table, clear it, stop; net suit scores."""
-
-    name = "fifty-one"
-    options = OPTIONS
-
-    def new_match(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> FiftyOneState:
-        return FiftyOneState(variant, players, options, seed, decks, dealer)
-
-    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
-        check_hand(cards, HAND_SIZE)
-        return net_suit_value(cards)
-
-
-FIFTY_ONE: Final = FiftyOneFamily()
+OPTIONS: Final = (ROUNDS, *cap_options())
 
 
 class FiftyOneState(SeriesState):
@@ -77,7 +48,6 @@ class FiftyOneState(SeriesState):
     ) -> None:
         super().__init__(variant, players, options, seed, decks, dealer)
         n = players
-        self._rounds_total: int = options["rounds"] or 2 * n
         self.won: list[int] = [0] * n
         """Hands won by each seat."""
         self.totals: list[int] = [0] * n
@@ -90,13 +60,13 @@ class FiftyOneState(SeriesState):
         self._turns: list[int] = [0] * n
         self._phase = _TURN
         self._reshuffles = 0
-        self._start_hand()
+        self._start_round()
 
     # -- the game -------------------------------------------------------------------
 
-    def _start_hand(self) -> None:
+    def _start_round(self) -> None:
         self._begin(self._standings())
-        order = self._order(self._next(self.dealer))
+        order = self.seats.after(self.dealer)
         stock = self._new_stock()
         self._deal(stock, order, HAND_SIZE)
         self.table = stock.deal_many(TABLE_SIZE)
@@ -135,7 +105,7 @@ class FiftyOneState(SeriesState):
         self._phase = _TURN
         if action.arg == STOP:
             self.stopper = seat
-            self._owed = self._order(self._next(seat))[:-1]
+            self._owed = self.seats.after(seat)[:-1]
         elif self._owed:
             self._owed.pop(0)
         if self._turn_capped():
@@ -143,7 +113,7 @@ class FiftyOneState(SeriesState):
         elif self.stopper >= 0 and not self._owed:
             self._showdown()
         else:
-            self._seat = self._owed[0] if self._owed else self._next(seat)
+            self._seat = self._owed[0] if self._owed else self.seats.next(seat)
 
     def _clear(self, seat: int) -> None:
         """The table goes out of play face down; five from the stock replace it.  A stock
@@ -191,10 +161,7 @@ class FiftyOneState(SeriesState):
         if self.stopper >= 0 and not self._owed:
             self._showdown()
         else:
-            self._seat = self._owed[0] if self._owed else self._next(seat)
-
-    def _match_over(self) -> str | None:
-        return "rounds played" if self._round >= self._rounds_total else None
+            self._seat = self._owed[0] if self._owed else self.seats.next(seat)
 
     def _standing_key(self, seat: int) -> tuple[int, ...]:
         return (self.won[seat], self.totals[seat])
@@ -223,3 +190,18 @@ class FiftyOneState(SeriesState):
             "totals": list(self.totals),
             "active": list(self.active),
         }
+
+
+class FiftyOneFamily(Family):
+    """Japanese Fifty-One: swap with the table, clear it, stop; net suit scores."""
+
+    name = "fifty-one"
+    options = OPTIONS
+    state = FiftyOneState
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        check_hand(cards, HAND_SIZE)
+        return net_suit_value(cards)
+
+
+FIFTY_ONE: Final = FiftyOneFamily()

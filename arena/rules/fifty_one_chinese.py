@@ -23,7 +23,6 @@ from arena.cards import NAMES, Card, Stock, card_names
 from arena.rules.game import Action, Event
 from arena.rules.hands import HandValue
 from arena.rules.net_suit import (
-    check_hand,
     is_clear_count,
     net_suit_key,
     net_suit_value,
@@ -33,7 +32,7 @@ from arena.rules.net_suit import (
 )
 from arena.rules.options import OptionSpec
 from arena.rules.series import DISCARD, SeriesState, cap_options, swap_one_actions
-from arena.rules.variant import Family, Variant
+from arena.rules.variant import Family, Variant, check_hand
 
 __all__ = ["CHINESE_FIFTY_ONE", "ChineseFiftyOneFamily", "ChineseFiftyOneState", "hand_points"]
 
@@ -62,31 +61,6 @@ OPTIONS: Final = (
 
 def _value(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
     return net_suit_value(cards) if options["hand_value"] == "net_suit" else suit_sum_value(cards)
-
-
-class ChineseFiftyOneFamily(Family):
-    """Chinese Fifty-One: draw, trade, swap or knock; the challenge round; game to 500."""
-
-    name = "fifty-one-chinese"
-    options = OPTIONS
-
-    def new_match(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> ChineseFiftyOneState:
-        return ChineseFiftyOneState(variant, players, options, seed, decks, dealer)
-
-    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
-        check_hand(cards, HAND_SIZE)
-        return _value(cards, options)
-
-
-CHINESE_FIFTY_ONE: Final = ChineseFiftyOneFamily()
 
 
 def hand_points(
@@ -148,13 +122,13 @@ class ChineseFiftyOneState(SeriesState):
         self._pending: list[int] = []  # seats still to decide on challenging, in order
         self._net_suit = options["hand_value"] == "net_suit"
         self._phase = _TURN
-        self._start_hand()
+        self._start_round()
 
     # -- the game -------------------------------------------------------------------
 
-    def _start_hand(self) -> None:
+    def _start_round(self) -> None:
         self._begin({"points": list(self.points)})
-        order = self._order(self._next(self.dealer))
+        order = self.seats.after(self.dealer)
         stock = self._new_stock()
         self._deal(stock, order, HAND_SIZE)
         self.hands[order[0]].append(stock.deal())
@@ -213,7 +187,7 @@ class ChineseFiftyOneState(SeriesState):
         elif action is KNOCK:
             self.log.append(Event("action", seat, {"action": action.text}))
             self.caller = seat
-            self._pending = self._order(self._next(seat))[:-1]
+            self._pending = self.seats.after(seat)[:-1]
             self._phase = _CHALLENGE
             self._seat = self._pending[0]
         else:
@@ -261,7 +235,7 @@ class ChineseFiftyOneState(SeriesState):
 
     def _pass_turn(self, seat: int) -> None:
         self._phase = _TURN
-        self._seat = self._next(seat)
+        self._seat = self.seats.next(seat)
 
     def _challenge(self, seat: int, challenges: bool) -> None:
         self.log.append(Event("action", seat, {"action": (CHALLENGE if challenges else PASS).text}))
@@ -351,3 +325,18 @@ class ChineseFiftyOneState(SeriesState):
             "points": list(self.points),
             "active": list(self.active),
         }
+
+
+class ChineseFiftyOneFamily(Family):
+    """Chinese Fifty-One: draw, trade, swap or knock; the challenge round; game to 500."""
+
+    name = "fifty-one-chinese"
+    options = OPTIONS
+    state = ChineseFiftyOneState
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        check_hand(cards, HAND_SIZE)
+        return _value(cards, options)
+
+
+CHINESE_FIFTY_ONE: Final = ChineseFiftyOneFamily()

@@ -14,12 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.cards import POINTS, SUIT_NAMES, Card
-from arena.rules.game import RulesError
 from arena.rules.hands import HandValue
 
 __all__ = [
     "CLEAR_COUNT",
-    "check_hand",
     "is_clear_count",
     "net_suit_key",
     "net_suit_value",
@@ -30,14 +28,6 @@ __all__ = [
 
 CLEAR_COUNT = 51
 """Exactly this many points in one suit is a clear count (Chinese Fifty-One)."""
-
-
-def check_hand(cards: Sequence[Card], size: int) -> None:
-    """RulesError unless ``cards`` is a hand of ``size`` distinct cards."""
-    if len(cards) != size:
-        raise RulesError(f"a hand in this game has {size} cards, not {len(cards)}")
-    if len(set(cards)) != size:
-        raise RulesError("a hand cannot hold the same card twice")
 
 
 def one_suit(cards: Sequence[Card]) -> bool:

@@ -1,10 +1,10 @@
-"""A match played as a series of hands, each dealt, played and scored on its own.
+"""A match played as a series of rounds, each dealt, played and scored on its own.
 
-The bookkeeping the Fifty-One and Empat Satu families share: seats in and out, turn
-order in either direction, deals from the match seed (or explicit decks), the cached
-legal actions, forfeits, the turn and round caps, and placements.  A family supplies
-the deal, the legal actions, what an action does, how a hand is scored and when the
-match is over.
+The bookkeeping the widow, Fifty-One and Empat Satu families share: the seats (who is in,
+turn order in either direction, forfeits and placements, :mod:`arena.rules.seats`),
+deals from the match seed (or explicit decks), the cached legal actions and their
+check, the turn and round caps, and the outcome.  A family supplies the deal, the legal
+actions, what an action does, how a round is scored and when the match is over.
 """
 
 from __future__ import annotations
@@ -15,11 +15,21 @@ from functools import cache
 from typing import Any, Final
 
 from arena.cards import CARDS, Card, Stock, derive_seed, new_deck
-from arena.rules.game import Action, Event, MatchState, Outcome, check_deck, rank_placements
+from arena.rules.game import Action, Event, MatchState, Outcome, check_deck
 from arena.rules.options import OptionSpec
+from arena.rules.seats import Seats
 from arena.rules.variant import Variant
 
-__all__ = ["DEAL", "DEFAULT_MAX_ROUNDS", "DISCARD", "RESHUFFLE", "SeriesState", "cap_options", "swap_one_actions"]
+__all__ = [
+    "DEAL",
+    "DEFAULT_MAX_ROUNDS",
+    "DISCARD",
+    "RESHUFFLE",
+    "ROUNDS",
+    "SeriesState",
+    "cap_options",
+    "swap_one_actions",
+]
 
 # Labels for derive_seed: hand r is dealt from derive_seed(seed, DEAL, r).
 DEAL: Final = 1
@@ -30,6 +40,9 @@ DEFAULT_MAX_ROUNDS: Final = 200
 
 DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
 """``discard CARD`` by card."""
+
+ROUNDS: Final = OptionSpec("rounds", "int", None, "hands in a match", minimum=1, default_text="auto: 2 x players")
+"""The length of a match of so many hands (Fifty-One, Empat Satu): see :meth:`SeriesState._match_over`."""
 
 
 def cap_options(max_rounds: int = DEFAULT_MAX_ROUNDS) -> tuple[OptionSpec, ...]:
@@ -57,10 +70,10 @@ def swap_one_actions(hand: Iterable[Card], table: Sequence[Card], args: Sequence
 
 
 class SeriesState(MatchState):
-    """A match of independently scored hands.
+    """A match of independently scored rounds (a family may carry lives or points over).
 
     ``step`` is the direction of play: +1 passes left (clockwise, seat numbers rising),
-    -1 passes right.  Subclasses set ``_moving`` while a hand is being played and
+    -1 passes right.  Subclasses set ``_moving`` while a round is being played and
     implement the abstract hooks; ``apply`` checks legality and calls :meth:`_act`.
     """
 
@@ -75,20 +88,23 @@ class SeriesState(MatchState):
         seed: int,
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
+        *,
+        seats: Seats | None = None,
+        deck: int = 52,
     ) -> None:
+        """``seats``: the books a family keeps on its seats (plain :class:`Seats` in the
+        direction of ``step`` unless given); ``deck``: the size of the deck dealt."""
         super().__init__(variant, players, options, seed)
-        self._fresh = new_deck(52)
+        self._fresh = new_deck(deck)
         self._decks = [check_deck(d, self._fresh) for d in decks or ()]
-        n = players
-        self.active: list[bool] = [True] * n
-        self._forfeits: list[int] = [0] * n  # 1, 2, ... in the order seats forfeited
-        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        self.seats = seats if seats is not None else Seats(players, self.step)
+        self.hands: list[list[Card]] = [[] for _ in range(players)]
         self.dealer = dealer
         self._round = 0
         self._seat = dealer
         self._moving = False
         self._legal: list[Action] | None = None
-        self._hand_turns = 0
+        self._round_turns = 0
         self._max_turns: int = options["max_turns"]
         self._max_rounds: int = options["max_rounds"] or self.default_max_rounds
 
@@ -102,6 +118,11 @@ class SeriesState(MatchState):
     def round(self) -> int:
         return self._round
 
+    @property
+    def active(self) -> list[bool]:
+        """Which seats are still in."""
+        return self.seats.active
+
     def legal_actions(self) -> list[Action]:
         legal = self._legal
         if legal is None:
@@ -109,25 +130,25 @@ class SeriesState(MatchState):
         return legal
 
     def apply(self, action: Action) -> None:
-        legal = self.legal_actions()
+        legal = self._legal if self._legal is not None else self.legal_actions()
         for candidate in legal:  # identity first: legal actions are interned
             if candidate is action:
                 break
         else:
             if action not in legal:
                 raise self._illegal(action)
+            action = Action.of(action.kind, *action.cards, arg=action.arg)  # families compare interned ones
         self._legal = None
         self._act(self._seat, action)
 
     def forfeit(self, seat: int) -> None:
-        if self.outcome is not None or not self.active[seat]:
+        if self.outcome is not None or not self.seats.active[seat]:
             return
-        self.active[seat] = False
-        self._forfeits[seat] = max(self._forfeits) + 1
+        self._leave(seat)
         self._legal = None
         self.log.append(Event("forfeit", seat, {}))
-        if sum(self.active) <= 1:
-            self._finish("every other player forfeited" if any(self.active) else "every player forfeited")
+        if self.seats.count <= 1:
+            self._finish("every other player forfeited")
         else:
             self._seat_left(seat)
 
@@ -135,27 +156,34 @@ class SeriesState(MatchState):
 
     @abstractmethod
     def _legal_now(self) -> list[Action]:
-        """The legal actions of the seat to move (a hand is being played)."""
+        """The legal actions of the seat to move (a round is being played)."""
 
     @abstractmethod
     def _act(self, seat: int, action: Action) -> None:
         """Carry out ``seat``'s legal ``action``."""
 
+    def _leave(self, seat: int) -> None:
+        """Take ``seat`` out of the match (it forfeited)."""
+        self.seats.forfeit(seat)
+
     @abstractmethod
     def _seat_left(self, seat: int) -> None:
-        """``seat`` forfeited during a hand that goes on: repair the turn order."""
+        """``seat`` forfeited during a round that goes on: repair the turn order."""
 
     @abstractmethod
-    def _start_hand(self) -> None:
-        """Deal the next hand and set the seat to move."""
+    def _start_round(self) -> None:
+        """Deal the next round and set the seat to move."""
 
-    @abstractmethod
     def _match_over(self) -> str | None:
-        """The reason the match ends after the hand just scored, or None to play on."""
+        """The reason the match ends after the round just scored, or None to play on.
+
+        By default a match is ``rounds`` hands (:data:`ROUNDS`; 2 x players unless set).
+        """
+        return "rounds played" if self._round >= (self.options["rounds"] or 2 * self.players) else None
 
     @abstractmethod
     def _standing_key(self, seat: int) -> tuple[int, ...]:
-        """How a seat still in ranks at the end (higher is better)."""
+        """How a seat that did not forfeit ranks at the end (higher is better)."""
 
     @abstractmethod
     def _outcome_score(self, seat: int) -> float:
@@ -163,24 +191,8 @@ class SeriesState(MatchState):
 
     # -- shared helpers -------------------------------------------------------------
 
-    def _next(self, seat: int) -> int:
-        """The next seat in the direction of play that is still in."""
-        n = self.players
-        active = self.active
-        seat = (seat + self.step) % n
-        while not active[seat]:
-            seat = (seat + self.step) % n
-        return seat
-
-    def _order(self, first: int) -> list[int]:
-        """Every seat still in, in the direction of play, starting with ``first``."""
-        order = [first]
-        for _ in range(sum(self.active) - 1):
-            order.append(self._next(order[-1]))
-        return order
-
     def _new_stock(self) -> Stock:
-        """The deck of the hand being dealt: an explicit one, or shuffled from the seed."""
+        """The deck of the round being dealt: an explicit one, or shuffled from the seed."""
         index = self._round - 1
         if index < len(self._decks):
             return Stock(self._decks[index])
@@ -195,21 +207,21 @@ class SeriesState(MatchState):
         self.hands = hands
 
     def _begin(self, public: dict[str, Any]) -> None:
-        """Open a new hand: count it and log its start with the standings in ``public``."""
+        """Open a new round: count it and log its start with the standings in ``public``."""
         self._round += 1
-        self._hand_turns = 0
+        self._round_turns = 0
         self._legal = None
         self.log.append(Event("round_start", None, {
             "round": self._round, "dealer": self.dealer, **public, "active": list(self.active),
         }))
 
     def _turn_capped(self) -> bool:
-        """Count a finished turn; True when the hand has reached the turn cap."""
-        self._hand_turns += 1
-        return self._hand_turns >= self._max_turns
+        """Count a finished turn; True when the round has reached the turn cap."""
+        self._round_turns += 1
+        return self._round_turns >= self._max_turns
 
     def _close(self, end: str, public: Mapping[str, Any]) -> None:
-        """Log the hand's end, then deal the next hand or finish the match."""
+        """Log the round's end, then deal the next round or finish the match."""
         self._moving = False
         self._legal = None
         self.log.append(Event("round_end", None, {"end": end, **public}))
@@ -218,21 +230,22 @@ class SeriesState(MatchState):
             reason = "round cap"
         if reason is None:
             self._rotate()
-            self._start_hand()
+            self._start_round()
         else:
             self._finish(reason)
 
     def _rotate(self) -> None:
-        """Choose the next hand's dealer: the deal passes in the direction of play."""
-        self.dealer = self._next(self.dealer)
+        """Choose the next round's dealer: the deal passes in the direction of play."""
+        self.dealer = self.seats.next(self.dealer)
 
     def _finish(self, reason: str) -> None:
-        """The outcome: seats still in by standing, forfeited seats last (later is better)."""
-        keys = [(-1, self._forfeits[s]) if self._forfeits[s] else (1, *self._standing_key(s))
-                for s in range(self.players)]
+        """The outcome: seats by standing, forfeited seats last (later is better)."""
         self._moving = False
         self._legal = None
         self.outcome = Outcome(
-            rank_placements(keys), tuple(self._outcome_score(s) for s in range(self.players)), reason, self._round
+            self.seats.placements(self._standing_key),
+            tuple(self._outcome_score(s) for s in range(self.players)),
+            reason,
+            self._round,
         )
         self.log.append(Event("match_end", None, self.outcome.to_dict()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +12,7 @@ from arena.rules.game import MatchState, RulesError
 from arena.rules.hands import HandValue
 from arena.rules.options import OptionSpec, resolve_options
 
-__all__ = ["Family", "Variant"]
+__all__ = ["Family", "Variant", "check_hand"]
 
 
 class Family(ABC):
@@ -20,8 +20,9 @@ class Family(ABC):
 
     name: str
     options: tuple[OptionSpec, ...]
+    state: Callable[[Variant, int, Mapping[str, Any], int, Sequence[Sequence[Card]] | None, int], MatchState]
+    """The match state class :meth:`new_match` starts, unless the family overrides it."""
 
-    @abstractmethod
     def new_match(
         self,
         variant: Variant,
@@ -32,10 +33,23 @@ class Family(ABC):
         dealer: int,
     ) -> MatchState:
         """A match in its initial state (the first round dealt)."""
+        return self.state(variant, players, options, seed, decks, dealer)
 
     @abstractmethod
     def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
         """The value of one hand under ``options``; RulesError for a malformed hand."""
+
+
+def check_hand(cards: Sequence[Card], size: int, deck: int = 52) -> None:
+    """RulesError unless ``cards`` is a hand of ``size`` distinct cards of the ``deck``-card deck
+    (what every family's :meth:`Family.evaluate` checks first)."""
+    if len(cards) != size:
+        raise RulesError(f"a hand in this game has {size} cards, not {len(cards)}")
+    if len(set(cards)) != size:
+        raise RulesError("a hand cannot hold the same card twice")
+    if deck == 32 and any(c >> 2 < 5 for c in cards):
+        low = " ".join(str(c) for c in cards if c >> 2 < 5)
+        raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
 
 
 @dataclass(frozen=True)

@@ -26,17 +26,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names, derive_seed, new_deck
+from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names
 from arena.rules.brag import brag_value
-from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck, rank_placements
+from arena.rules.game import Action, Event, MatchState, RulesError
 from arena.rules.hands import ACES_33, BLITZ, HandValue, json_number, thirty_one_value
 from arena.rules.options import OptionError, OptionSpec
-from arena.rules.variant import Family, Variant
+from arena.rules.seats import Lives
+from arena.rules.series import SeriesState
+from arena.rules.variant import Family, Variant, check_hand
 
-__all__ = ["WIDOW", "Lives", "WidowFamily", "WidowState"]
-
-DEAL: Final = 1
-"""Label for derive_seed: round r is dealt from derive_seed(seed, DEAL, r), as in every family."""
+__all__ = ["WIDOW", "WidowFamily", "WidowState"]
 
 KEEP: Final = Action.of("keep")
 SWAP_HAND: Final = Action.of("swap_hand")
@@ -57,8 +56,8 @@ LOW_LINE: Final = 20
 LOW_LINE_PLAYERS: Final = 5
 """``low_threshold`` applies to rounds dealt to at least this many players (RULES.md 4.1)."""
 
-_CHOICE, _TURN, _RENEWED, _OVER = 0, 1, 2, 3
-_PHASES: Final = ("choice", "turn", "renewed", "over")
+_CHOICE, _TURN, _RENEWED = 0, 1, 2
+_PHASES: Final = ("choice", "turn", "renewed")
 
 OPTIONS: Final = (
     OptionSpec("deck", "choice", 32, "deck size: 32 (7 to A) or 52", choices=(32, 52)),
@@ -138,113 +137,10 @@ def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValu
     return hand if hand.special == special else replace(hand, special=special)
 
 
-class WidowFamily(Family):
-    """Schwimmen and relatives: trade with table cards, knock, 31 and Feuer, lowest loses."""
+class WidowState(SeriesState):
+    """A match of the widow family: rounds until one player is left (or the round cap)."""
 
-    name = "widow"
-    options = OPTIONS
-
-    def new_match(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> WidowState:
-        if options["low_threshold"] and options["ranking"] == "brag":
-            raise OptionError("option 'low_threshold' counts points: it does not apply with ranking = brag")
-        table_hands = 2 if options["table"] == "switch" else 1
-        if 3 * (players + table_hands) > options["deck"]:
-            raise RulesError(f"{variant.name} with the {options['deck']}-card deck seats at most "
-                             f"{options['deck'] // 3 - table_hands} players, not {players}")
-        return WidowState(variant, players, options, seed, decks, dealer)
-
-    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
-        if len(cards) != 3:
-            raise RulesError(f"a hand in this game has 3 cards, not {len(cards)}")
-        if len(set(cards)) != 3:
-            raise RulesError("a hand cannot hold the same card twice")
-        if options["deck"] == 32 and any(c >> 2 < 5 for c in cards):
-            low = " ".join(str(c) for c in cards if c >> 2 < 5)
-            raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
-        return evaluate_hand(cards, options)
-
-
-WIDOW: Final = WidowFamily()
-
-
-class Lives:
-    """Who is still in, with how many lives, and when the others went out (RULES.md 1).
-
-    Elimination bookkeeping any lives game needs: seats clockwise skipping those out,
-    a round's losses with the "every player would be eliminated" cancel rule, forfeits,
-    and placements (players in by lives, then players out by the round they went out,
-    later is better, forfeits last in the order they forfeited).
-    """
-
-    def __init__(self, players: int, lives: int, free_ride: bool) -> None:
-        self.lives = [lives] * players
-        self.active = [True] * players
-        self.floor = 0 if free_ride else 1
-        self.out_round = [0] * players
-        self.forfeits = [0] * players
-
-    @property
-    def count(self) -> int:
-        """Players still in."""
-        return sum(self.active)
-
-    def left(self, seat: int) -> int:
-        """The next seat clockwise that is still in."""
-        active = self.active
-        n = len(active)
-        seat = (seat + 1) % n
-        while not active[seat]:
-            seat = (seat + 1) % n
-        return seat
-
-    def order(self, dealer: int) -> list[int]:
-        """Seats still in, from the dealer's left round to the dealer (or its place)."""
-        order = []
-        seat = dealer
-        for _ in range(self.count):
-            seat = self.left(seat)
-            order.append(seat)
-        return order
-
-    def settle(self, losses: Sequence[int], round_number: int) -> tuple[bool, list[int]]:
-        """Apply a round's losses: (cancelled, seats eliminated).
-
-        If they would eliminate every player still in, nothing changes (cancelled).
-        """
-        after = [have - lost for have, lost in zip(self.lives, losses)]
-        out = [s for s, a in enumerate(self.active) if a and after[s] < self.floor]
-        if out and len(out) == self.count:
-            return True, []
-        self.lives = after
-        for s in out:
-            self.active[s] = False
-            self.out_round[s] = round_number
-        return False, out
-
-    def forfeit(self, seat: int) -> None:
-        """Take ``seat`` out now, placed below every seat that did not forfeit."""
-        self.active[seat] = False
-        self.forfeits[seat] = max(self.forfeits) + 1
-
-    def placements(self) -> tuple[int, ...]:
-        """Competition ranks of every seat (1 = best)."""
-        keys = [
-            (-1, f) if f else ((1, lives) if active else (0, out))
-            for f, lives, active, out in zip(self.forfeits, self.lives, self.active, self.out_round)
-        ]
-        return rank_placements(keys)
-
-
-class WidowState(MatchState):
-    """A match of the widow family."""
+    seats: Lives
 
     def __init__(
         self,
@@ -255,21 +151,15 @@ class WidowState(MatchState):
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
     ) -> None:
-        super().__init__(variant, players, options, seed)
         o = options
-        self._fresh = new_deck(o["deck"])
-        self._decks = [check_deck(d, self._fresh) for d in decks or ()]
+        seats = Lives(players, o["lives"], o["free_ride"])
+        super().__init__(variant, players, options, seed, decks, dealer, seats=seats, deck=o["deck"])
         self._switch = o["table"] == "switch"
         self._feuer, self._thirty_one = special_flags(o)
         self._akt_only = bool(o["blitz_only_akt"])
         self._blind_swap = bool(o["blind_swap"])
         self._knock_anytime = bool(o["knock_first_round"])
         self._knock_after_swap = bool(o["knock_after_swap"])
-        self._max_turns: int = o["max_turns"]
-        self.seats = Lives(players, o["lives"], o["free_ride"])
-        self.dealer = dealer
-        self._round = 0
-        self.hands: list[list[Card]] = [[] for _ in range(players)]
         self.table: list[list[Card]] = []
         """The widow (one hand) or Switch's two table hands."""
         self.face_up: list[list[bool]] = []
@@ -278,14 +168,11 @@ class WidowState(MatchState):
         self.stock = Stock(())
         self.knocker = -1
         self.dealer_choice: str | None = None
-        self._seat = 0
-        self._phase = _OVER
-        self._last_turns = 0
+        self._phase = _TURN
+        self._owed: list[int] = []  # seats still owed a last turn after a knock, in order
         self._passes = 0
         self._played = [False] * players
         self._unplayed = 0
-        self._round_turns = 0
-        self._legal: list[Action] | None = None
         self._lives_view: tuple[int, ...] = ()
         self._active_view: tuple[bool, ...] = ()
         self._table_key = "table" if self._switch else "widow"
@@ -296,43 +183,39 @@ class WidowState(MatchState):
 
     # -- the public interface -------------------------------------------------------
 
-    @property
-    def to_move(self) -> int | None:
-        return None if self._phase == _OVER else self._seat
+    def observe(self, seat: int) -> dict[str, Any]:
+        phase = self._phase
+        moving = self._moving
+        knocker = self.knocker
+        obs: dict[str, Any] = {
+            "seat": seat,
+            "round": self._round,
+            "dealer": self.dealer,
+            "to_move": self._seat if moving else None,
+            "phase": ("over" if not moving else "last_turn" if phase == _TURN and knocker >= 0
+                      else _PHASES[phase]),
+            "hand": [NAMES[c] for c in self.hands[seat]],
+            self._table_key: self._table_public,
+            "stock": len(self.stock),
+            "knocker": knocker if knocker >= 0 else None,
+            "dealer_choice": self.dealer_choice,
+            "passes": self._passes,
+            "lives": self._lives_view,
+            "active": self._active_view,
+        }
+        if moving and phase == _CHOICE and self._switch and seat == self.dealer:
+            obs["other_hand"] = card_names(self.table[0])
+        return obs
 
-    @property
-    def round(self) -> int:
-        return self._round
+    # -- the series' hooks -------------------------------------------------------------
 
-    @property
-    def active(self) -> list[bool]:
-        """Which seats are still in."""
-        return self.seats.active
+    def _legal_now(self) -> list[Action]:
+        phase = self._phase
+        if phase == _CHOICE:
+            return [KEEP, SWAP_HAND]
+        return self._turn_actions(phase == _RENEWED)
 
-    def legal_actions(self) -> list[Action]:
-        legal = self._legal
-        if legal is None:
-            phase = self._phase
-            if phase in (_TURN, _RENEWED):
-                legal = self._turn_actions(phase == _RENEWED)
-            elif phase == _CHOICE:
-                legal = [KEEP, SWAP_HAND]
-            else:
-                legal = []
-            self._legal = legal
-        return legal
-
-    def apply(self, action: Action) -> None:
-        legal = self._legal if self._legal is not None else self.legal_actions()
-        for candidate in legal:  # identity first: legal actions are interned
-            if candidate is action:
-                break
-        else:
-            if action not in legal:
-                raise self._illegal(action)
-            action = legal[legal.index(action)]
-        self._legal = None
-        seat = self._seat
+    def _act(self, seat: int, action: Action) -> None:
         kind = action.kind
         if kind == "swap_one":
             self._swap_one(seat, action)
@@ -351,48 +234,22 @@ class WidowState(MatchState):
         else:
             self._dealer_chooses(action)
 
-    def observe(self, seat: int) -> dict[str, Any]:
-        phase = self._phase
-        knocker = self.knocker
-        obs: dict[str, Any] = {
-            "seat": seat,
-            "round": self._round,
-            "dealer": self.dealer,
-            "to_move": None if phase == _OVER else self._seat,
-            "phase": "last_turn" if phase == _TURN and knocker >= 0 else _PHASES[phase],
-            "hand": [NAMES[c] for c in self.hands[seat]],
-            self._table_key: self._table_public,
-            "stock": len(self.stock),
-            "knocker": knocker if knocker >= 0 else None,
-            "dealer_choice": self.dealer_choice,
-            "passes": self._passes,
-            "lives": self._lives_view,
-            "active": self._active_view,
-        }
-        if phase == _CHOICE and self._switch and seat == self.dealer:
-            obs["other_hand"] = card_names(self.table[0])
-        return obs
-
-    def forfeit(self, seat: int) -> None:
-        if self.outcome is not None or not self.seats.active[seat]:
-            return
-        owed = self._owed_last_turns()
+    def _leave(self, seat: int) -> None:
+        """The seat's hand goes out of play with it."""
         self.discarded.extend(self.hands[seat])
         self.hands[seat] = []
         if not self._played[seat]:
             self._unplayed -= 1
-        self.seats.forfeit(seat)
-        self._legal = None
+        super()._leave(seat)
         self._publish()
-        self.log.append(Event("forfeit", seat, {}))
-        if self.seats.count <= 1:
-            self._finish("every other player forfeited")
-        elif self._phase == _CHOICE:
+
+    def _seat_left(self, seat: int) -> None:
+        if self._phase == _CHOICE:
             if seat == self.dealer:  # the widow is turned up as if the dealer had kept its hand
                 self._turn_up()
-        elif seat in owed:
-            self._last_turns -= 1
-            if self._last_turns == 0:
+        elif seat in self._owed:
+            self._owed.remove(seat)
+            if not self._owed:
                 self._showdown()
             elif seat == self._seat:
                 self._next_seat(seat)
@@ -509,17 +366,16 @@ class WidowState(MatchState):
         if not self._played[seat]:
             self._played[seat] = True
             self._unplayed -= 1
-        self._round_turns += 1
         if (self._feuer or self._thirty_one) and self._special(seat):
             self._special_end([seat])
             return
         if knocks:
             self.knocker = seat
             self._passes = 0
-            self._last_turns = self.seats.count - 1
+            self._owed = self.seats.after(seat)[:-1]
         elif self.knocker >= 0:
-            self._last_turns -= 1
-            if self._last_turns == 0:
+            self._owed.pop(0)
+            if not self._owed:
                 self._showdown()
                 return
         elif passed:
@@ -528,14 +384,15 @@ class WidowState(MatchState):
                 return
         else:
             self._passes = 0
-        if self._round_turns >= self._max_turns:
+        if self._turn_capped():
             self._end_round("turn_cap", [0] * self.players)
             return
-        self._next_seat(seat)
+        self._seat = self.seats.next(seat)
 
     def _next_seat(self, seat: int) -> None:
+        """The turn passes from ``seat`` (which left during it) to the next seat still in."""
         self._phase = _TURN
-        self._seat = self.seats.left(seat)
+        self._seat = self.seats.next(seat)
 
     def _new_widow(self) -> bool:
         """Every player still in passed: a new widow from the stock, or a draw if it is short."""
@@ -549,58 +406,36 @@ class WidowState(MatchState):
         self.log.append(Event("new_widow", None, {"cards": card_names(self.table[0]), "stock": len(self.stock)}))
         return True
 
-    def _owed_last_turns(self) -> list[int]:
-        """Seats still owed a last turn after a knock, from the seat to move on."""
-        owed = []
-        if self.knocker >= 0 and self._phase != _OVER:
-            s = self._seat
-            for _ in range(self._last_turns):
-                owed.append(s)
-                s = self.seats.left(s)
-        return owed
-
     # -- rounds -------------------------------------------------------------------
-
-    def _deck_for_round(self) -> Stock:
-        index = self._round - 1
-        if index < len(self._decks):
-            return Stock(self._decks[index])
-        return Stock(self._fresh, derive_seed(self.seed, DEAL, self._round))
 
     def _start_round(self) -> None:
         """Deal: three cards at a time round the table from the dealer's left, then the table."""
-        self._round += 1
         seats = self.seats
-        order = seats.order(self.dealer)
-        self.log.append(Event("round_start", None, {
-            "round": self._round, "dealer": self.dealer, "lives": list(seats.lives), "active": list(seats.active),
-        }))
+        self._begin({"lives": list(seats.lives)})
         self._publish()
-        deck = self._deck_for_round()
-        count = len(order)
+        order = seats.after(self.dealer)
+        stock = self._new_stock()
+        self._deal(stock, order, 3)
+        hands = self.hands
         table_hands = 2 if self._switch else 1
-        dealt = deck.deal_many(3 * (count + table_hands))
-        hands = self.hands = [[] for _ in range(self.players)]
-        for i, s in enumerate(order):
-            hands[s] = dealt[i : 3 * count : count]
-        self.table = [dealt[3 * (count + h) : 3 * (count + h + 1)] for h in range(table_hands)]
+        self.table = [stock.deal_many(3) for _ in range(table_hands)]
         self.face_up = [[False] * 3 for _ in range(table_hands)]
         self.discarded = []
-        self.stock = deck
+        self.stock = stock
         self.knocker = -1
         self.dealer_choice = None
+        self._owed = []
         self._passes = 0
         self._played = [not a for a in seats.active]
-        self._unplayed = count
-        self._round_turns = 0
-        self._legal = None
+        self._unplayed = len(order)
         self._views = [()] * table_hands
         for h in range(table_hands):
             self._refresh_table(h)
         private: dict[int, dict[str, Any]] = {s: {"hand": card_names(hands[s])} for s in order}
         if self._switch and self._blind_swap:
             private[self.dealer]["other_hand"] = card_names(self.table[0])
-        self.log.append(Event("deal", None, {"stock": len(deck), self._table_key: self._table_public}, private))
+        self.log.append(Event("deal", None, {"stock": len(stock), self._table_key: self._table_public}, private))
+        self._moving = True
         if self._blind_swap:
             self._seat = self.dealer
             self._phase = _CHOICE
@@ -612,7 +447,7 @@ class WidowState(MatchState):
         self.face_up[0] = [True, True, True]
         self._refresh_table(0)
         self.log.append(Event("turn_up", None, {"cards": card_names(self.table[0])}))
-        order = self.seats.order(self.dealer)
+        order = self.seats.after(self.dealer)
         self._seat = order[0]
         self._phase = _TURN
         self._legal = None
@@ -645,7 +480,7 @@ class WidowState(MatchState):
             self._showdown("thirty-one", holders)
             return
         losses = [0] * self.players
-        for s in self.seats.order(self.dealer):
+        for s in self.seats.after(self.dealer):
             if s not in holders:
                 losses[s] = self.options["knocker_blitz_penalty"] if s == self.knocker else 1
         end = "blitz" if self.options["special_hands"] == "blitz" else "feuer"
@@ -657,7 +492,7 @@ class WidowState(MatchState):
     def _showdown(self, end: str = "showdown", specials: Sequence[int] = ()) -> None:
         """Hands are shown; the lowest loses (RULES.md 4.1), with the options' variations."""
         o = self.options
-        shown = {s: self._evaluate(s) for s in self.seats.order(self.dealer)}
+        shown = {s: self._evaluate(s) for s in self.seats.after(self.dealer)}
         losers = self._losers(shown)
         knocker = self.knocker if self.knocker >= 0 and self.seats.active[self.knocker] else -1
         losses = [0] * self.players
@@ -688,8 +523,7 @@ class WidowState(MatchState):
         shown = shown or {}
         cancelled, eliminated = seats.settle(losses, self._round)
         self._publish()
-        self.log.append(Event("round_end", None, {
-            "end": end,
+        self._close(end, {
             "lives_lost": losses,
             "cancelled": cancelled,
             "knocker": self.knocker if self.knocker >= 0 else None,
@@ -698,20 +532,45 @@ class WidowState(MatchState):
             "values": {str(s): json_number(hand.value) for s, hand in shown.items()},
             "eliminated": eliminated,
             "lives": list(seats.lives),
-        }))
-        self._phase = _OVER
-        self._legal = None
-        if seats.count <= 1:
-            self._finish("last player in")
-        elif self._round >= self.options["max_rounds"]:
-            self._finish("round cap")
-        else:
-            self.dealer = seats.left(self.dealer)
-            self._start_round()
+        })
 
-    def _finish(self, reason: str) -> None:
-        self._phase = _OVER
-        self._legal = None
-        scores = tuple(float(x) for x in self.seats.lives)
-        self.outcome = Outcome(self.seats.placements(), scores, reason, self._round)
-        self.log.append(Event("match_end", None, self.outcome.to_dict()))
+    def _match_over(self) -> str | None:
+        return "last player in" if self.seats.count <= 1 else None
+
+    def _standing_key(self, seat: int) -> tuple[int, ...]:
+        return self.seats.standing(seat)
+
+    def _outcome_score(self, seat: int) -> float:
+        return float(self.seats.lives[seat])
+
+
+class WidowFamily(Family):
+    """Schwimmen and relatives: trade with table cards, knock, 31 and Feuer, lowest loses."""
+
+    name = "widow"
+    options = OPTIONS
+    state = WidowState
+
+    def new_match(
+        self,
+        variant: Variant,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int,
+        decks: Sequence[Sequence[Card]] | None,
+        dealer: int,
+    ) -> MatchState:
+        if options["low_threshold"] and options["ranking"] == "brag":
+            raise OptionError("option 'low_threshold' counts points: it does not apply with ranking = brag")
+        table_hands = 2 if options["table"] == "switch" else 1
+        if 3 * (players + table_hands) > options["deck"]:
+            raise RulesError(f"{variant.name} with the {options['deck']}-card deck seats at most "
+                             f"{options['deck'] // 3 - table_hands} players, not {players}")
+        return super().new_match(variant, players, options, seed, decks, dealer)
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        check_hand(cards, 3, options["deck"])
+        return evaluate_hand(cards, options)
+
+
+WIDOW: Final = WidowFamily()
