@@ -9,20 +9,29 @@ placements and replays to an identical log.
 
 from __future__ import annotations
 
-import copy
-import json
 import random
-import re
 from collections import Counter
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from invariants import (
+    Steps,
+    cards_in,
+    check_decision,
+    check_event_views,
+    check_finished,
+    check_replay,
+    names,
+    observations,
+    out_rounds,
+    stock_cards,
+)
 
 from arena.cards import CARDS, new_deck
-from arena.rules import Action, IllegalActionError, get_variant
-from arena.rules.game import MatchState, rank_placements
+from arena.rules import Action, get_variant
+from arena.rules.game import rank_placements
 from arena.rules.hands import special_values, thirty_one_points, thirty_one_value
 
 PRESETS = [
@@ -36,22 +45,12 @@ PRESETS = [
     "banking",
 ]
 
-CARD_RE = re.compile(r"\b([2-9TJQKA][cdhs])\b")
 SETTINGS = settings(
     max_examples=14,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-def cards_in(obj: Any) -> set[str]:
-    """Every card name mentioned anywhere in a JSON-ready object."""
-    return set(CARD_RE.findall(json.dumps(obj)))
-
-
-def names(cards: Any) -> set[str]:
-    return {str(c) for c in cards}
 
 
 overrides = st.fixed_dictionaries(
@@ -75,27 +74,6 @@ overrides = st.fixed_dictionaries(
 )
 
 
-def fast_copy(state: MatchState) -> MatchState:
-    """A deep copy of the game state that shares the (append-only) log entries and variant."""
-    memo = {id(state.log): list(state.log), id(state.variant): state.variant}
-    return copy.deepcopy(state, memo)
-
-
-def snapshot(state: MatchState) -> tuple[Any, ...]:
-    return (
-        [json.dumps(state.observe(s), sort_keys=True) for s in range(state.players)],
-        len(state.log),
-        [str(a) for a in state.legal_actions()],
-        state.to_move,
-    )
-
-
-def stock_cards(state: Any) -> list[Any]:
-    """The stock's remaining cards, dealt from a copy (the real stock is untouched)."""
-    stock = copy.deepcopy(state.stock)
-    return [stock.deal() for _ in range(len(stock))]
-
-
 def check_conservation(state: Any, deck: list[Any]) -> None:
     hands = [c for h in state.hands for c in h]
     held = hands + list(state.pile) + list(state.widow)
@@ -115,38 +93,18 @@ def check_observations(state: Any) -> None:
     top = {str(state.pile[-1])} if state.pile else set()
     face_up = {str(c) for c, up in zip(state.widow, state.widow_up) if up}
     face_down = {str(c) for c, up in zip(state.widow, state.widow_up) if not up}
-    stock = names(stock_cards(state))
-    for seat in range(state.players):
-        obs = state.observe(seat)
-        json.dumps(obs)  # JSON-ready
-        seen = cards_in(obs)
+    for seat, _, seen in observations(state):
         own = names(state.hands[seat])
         assert seen <= own | top | face_up, f"seat {seat} sees {seen - own - top - face_up}"
-        assert obs["hand"] == [str(c) for c in state.hands[seat]]
-        for other in range(state.players):
-            if other != seat:
-                assert not seen & names(state.hands[other])
         assert not seen & face_down
-        assert not seen & stock
-        assert "seed" not in obs
 
 
 def check_events(state: Any, events: list[Any], before: dict[str, Any]) -> None:
     """Each new event: seats see the public part plus only their own private part, and the
     public part never names a hidden card."""
     for e in events:
-        public = e.view(None)
-        for seat in range(state.players):
-            view = e.view(seat)
-            private = dict(e.private[seat]) if e.private and seat in e.private else {}
-            assert set(view) <= set(public) | set(private)
-            others_secrets = set()
-            for other, part in (e.private or {}).items():
-                if other != seat:
-                    others_secrets |= cards_in(dict(part))
-            leaked = cards_in(view) & (others_secrets - cards_in(public) - cards_in(private))
-            assert not leaked, f"{e.kind} shows seat {seat} another seat's {leaked}"
-        pub_cards = cards_in(public)
+        check_event_views(e, state.players)
+        pub_cards = cards_in(e.view(None))
         if e.kind == "deal":
             assert pub_cards == {e.public["upcard"]}
             for part in (e.private or {}).values():
@@ -219,19 +177,10 @@ def expected_placements(state: Any) -> tuple[int, ...]:
     """Placements recomputed from the log (RULES.md 1 and 3.7): points and chips games by
     points or chips; lives games by lives for seats still in, then by the round a seat went
     out (later is better, the same round shares)."""
-    n = state.players
-    scoring = state.options["scoring"]
-    if scoring in ("points", "chips"):
+    if state.options["scoring"] in ("points", "chips"):
         return rank_placements(list(state.standing))
-    out_round = [0] * n
-    current = 0
-    for e in state.log:
-        if e.kind == "round_start":
-            current = e.public["round"]
-        elif e.kind == "round_end":
-            for s in e.public["eliminated"]:
-                out_round[s] = current
-    keys = [(1, state.standing[s]) if state.active[s] else (0, out_round[s]) for s in range(n)]
+    out_round = out_rounds(state)
+    keys = [(1, state.standing[s]) if state.active[s] else (0, out_round[s]) for s in range(state.players)]
     return rank_placements(keys)
 
 
@@ -266,15 +215,12 @@ def test_random_play_invariants(
     scoring = resolved["scoring"]
     bankroll = resolved["bankroll"]
     rng = random.Random(rng_seed)
-    played: list[tuple[int, Action]] = []
+    played: Steps = []
     check_events(state, state.log, {"top": None, "hand": set(), "face_up": set(), "widow": set()})
     seen_events = len(state.log)
-    steps = 0
     while not state.is_over:
-        steps += 1
-        assert steps < 5000, "the match does not end"
+        assert len(played) < 5000, "the match does not end"
         seat = state.to_move
-        assert seat is not None and state.active[seat]
         check_conservation(state, deck)
         check_observations(state)
         if scoring == "chips":
@@ -282,22 +228,7 @@ def test_random_play_invariants(
         elif scoring == "lives":
             floor = 0 if resolved["free_ride"] else 1
             assert all(state.standing[s] >= floor for s in range(players) if state.active[s])
-        legal = state.legal_actions()
-        assert legal, "a seat to move always has a legal action"
-        assert len(set(legal)) == len(legal)
-        # random illegal actions are refused and change nothing
-        illegal = random_illegal(state, rng)
-        for action in rng.sample(illegal, min(2, len(illegal))):
-            before = snapshot(state)
-            with pytest.raises(IllegalActionError):
-                state.apply(action)
-            assert snapshot(state) == before
-        # every listed legal action applies (on copies), now and then
-        if rng.random() < 0.08:
-            for action in rng.sample(legal, min(5, len(legal))):
-                twin = fast_copy(state)
-                twin.apply(action)
-                assert len(twin.log) > len(state.log)
+        check_decision(state, rng, random_illegal(state, rng), refusals=2, copy_p=0.08, copies=5)
         before = {
             "top": str(state.pile[-1]) if state.pile else None,
             "hand": names(state.hands[seat]),
@@ -311,37 +242,20 @@ def test_random_play_invariants(
         seen_events = len(state.log)
 
     # the match ended within its caps, with valid placements
-    outcome = state.outcome
-    assert outcome is not None and state.to_move is None and state.legal_actions() == []
-    assert 1 <= outcome.rounds <= max_rounds
-    assert outcome.rounds == sum(1 for e in state.log if e.kind == "round_start")
-    if outcome.reason == "round cap":
-        assert outcome.rounds == max_rounds
+    outcome = check_finished(state, max_rounds)
     if scoring != "lives":
         assert outcome.rounds <= rounds
         if outcome.reason == "rounds played":
             assert outcome.rounds == rounds
-    placements = outcome.placements
-    assert len(placements) == players
-    assert all(1 <= p <= players for p in placements) and 1 in placements
-    for p in placements:  # competition ranking: 1 + the number of seats placed better
-        assert p == 1 + sum(1 for q in placements if q < p)
-    assert placements == expected_placements(state)
+    assert outcome.placements == expected_placements(state)
     if scoring == "lives" and outcome.reason == "last player in":
         assert sum(state.active) == 1 and outcome.winners == (state.active.index(True),)
     if scoring == "points":
-        assert placements == rank_placements(list(outcome.scores))
+        assert outcome.placements == rank_placements(list(outcome.scores))
     assert list(outcome.scores) == [float(x) for x in state.standing]
-    assert state.log[-1].kind == "match_end"
 
     # the same seed and the same actions replay to an identical log
-    replay: Any = variant.new_match(players, seed=seed, options=options)
-    for seat, action in played:
-        assert replay.to_move == seat
-        replay.apply(action)
-    assert [e.full() for e in replay.log] == [e.full() for e in state.log]
-    assert replay.outcome == state.outcome
-    assert state.actions() == played
+    check_replay(state, options, played)
 
 
 @pytest.mark.parametrize("variant_name", PRESETS)
@@ -408,14 +322,3 @@ def test_fast_showdown_value_matches_the_evaluator(
     if not blitz and not (three_aces == "33" and ranks == {12}):
         assert not full.special
     assert full.value <= 33
-
-
-@pytest.mark.parametrize("variant_name", PRESETS)
-@settings(max_examples=10, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 2**64 - 1), players=st.integers(2, 9))
-def test_same_seed_same_deal(variant_name: str, seed: int, players: int) -> None:
-    variant = get_variant(variant_name)
-    a = variant.new_match(players, seed=seed)
-    b = variant.new_match(players, seed=seed)
-    assert [e.full() for e in a.log] == [e.full() for e in b.log]
-    assert [a.observe(s) for s in range(players)] == [b.observe(s) for s in range(players)]

@@ -9,24 +9,32 @@ match stopped within its round cap with valid placements and replays to an ident
 
 from __future__ import annotations
 
-import copy
-import json
 import random
-import re
 from collections import Counter
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from invariants import (
+    Steps,
+    cards_in,
+    check_decision,
+    check_event_views,
+    check_finished,
+    check_replay,
+    names,
+    observations,
+    out_rounds,
+    stock_cards,
+)
 
 from arena.cards import new_deck
-from arena.rules import Action, IllegalActionError, get_variant
+from arena.rules import Action, get_variant
 from arena.rules.game import Event, rank_placements
 from arena.rules.widow import WidowState
 
 PRESETS = ["schwimmen", "stop-the-bus", "switch"]
-CARD_RE = re.compile(r"\b([2-9TJQKA][cdhs])\b")
 SETTINGS = settings(
     max_examples=25,
     deadline=None,
@@ -59,21 +67,6 @@ overrides = st.fixed_dictionaries(
 )
 
 
-def cards_in(obj: Any) -> set[str]:
-    """Every card name mentioned anywhere in a JSON-ready object."""
-    return set(CARD_RE.findall(json.dumps(obj)))
-
-
-def names(cards: Any) -> set[str]:
-    return {str(c) for c in cards}
-
-
-def stock_cards(state: WidowState) -> list[Any]:
-    """The stock's remaining cards, dealt from a copy (the real stock is untouched)."""
-    stock = copy.deepcopy(state.stock)
-    return [stock.deal() for _ in range(len(stock))]
-
-
 def face_up(state: WidowState) -> set[str]:
     return {str(c) for cards, up in zip(state.table, state.face_up) for c, u in zip(cards, up) if u}
 
@@ -92,13 +85,9 @@ def check_conservation(state: WidowState, deck: list[Any]) -> None:
 
 
 def check_observations(state: WidowState) -> None:
-    up, down, stock = face_up(state), face_down(state), names(stock_cards(state))
-    for seat in range(state.players):
-        obs = state.observe(seat)
-        json.dumps(obs)  # JSON-ready
-        seen = cards_in(obs)
-        own = names(state.hands[seat])
-        allowed = own | up
+    up, down = face_up(state), face_down(state)
+    for seat, obs, seen in observations(state):
+        allowed = names(state.hands[seat]) | up
         if obs["phase"] == "choice" and state.options["table"] == "switch" and seat == state.dealer:
             allowed |= names(state.table[0])  # the Switch dealer has looked at its second hand
             assert obs["other_hand"] == [str(c) for c in state.table[0]]
@@ -106,25 +95,8 @@ def check_observations(state: WidowState) -> None:
             assert "other_hand" not in obs
             assert not seen & down
         assert seen <= allowed, f"seat {seat} sees {seen - allowed}"
-        assert not seen & stock and "seed" not in obs
-        assert obs["hand"] == [str(c) for c in state.hands[seat]]
         tables = obs["table"] if state.options["table"] == "switch" else (obs["widow"],)
         assert sum(card is None for t in tables for card in t) == len(down)
-
-
-def check_event_views(event: Event, players: int) -> None:
-    """A seat sees the public part and its own private part, never another seat's secrets."""
-    public = event.view(None)
-    for seat in range(players):
-        view = event.view(seat)
-        own = dict(event.private[seat]) if event.private and seat in event.private else {}
-        assert set(view) <= set(public) | set(own)
-        others = set()
-        for other, part in (event.private or {}).items():
-            if other != seat:
-                others |= cards_in(dict(part))
-        leaked = cards_in(view) & (others - cards_in(public) - cards_in(own))
-        assert not leaked, f"{event.kind} shows seat {seat} another seat's {leaked}"
 
 
 def check_events(state: WidowState, new: list[Event], before: dict[str, Any]) -> None:
@@ -193,12 +165,6 @@ def check_action(e: Event, public: set[str], before: dict[str, Any]) -> None:
         assert not public and not private
 
 
-def snapshot(state: WidowState) -> tuple[Any, ...]:
-    """Everything observable: every seat's view, the log length, the legal actions, the seat to move."""
-    views = [json.dumps(state.observe(s), sort_keys=True) for s in range(state.players)]
-    return views, len(state.log), [str(a) for a in state.legal_actions()], state.to_move
-
-
 def random_illegal(state: WidowState, rng: random.Random) -> list[Action]:
     legal = set(state.legal_actions())
     deck = new_deck()
@@ -229,14 +195,7 @@ def choose(state: WidowState, rng: random.Random, knock_p: float) -> Action:
 def expected_placements(state: WidowState) -> tuple[int, ...]:
     """Placements recomputed from the log (RULES.md 1): seats still in by lives, then the
     seats out by the round they went out in (later is better, the same round shares)."""
-    out_round = [0] * state.players
-    current = 0
-    for e in state.log:
-        if e.kind == "round_start":
-            current = e.public["round"]
-        elif e.kind == "round_end":
-            for s in e.public["eliminated"]:
-                out_round[s] = current
+    out_round = out_rounds(state)
     lives = state.seats.lives
     return rank_placements([(1, lives[s]) if state.active[s] else (0, out_round[s]) for s in range(state.players)])
 
@@ -289,32 +248,17 @@ def test_random_play_invariants(
     resolved = variant.resolve(options)
     deck = new_deck(resolved["deck"])
     rng = random.Random(rng_seed)
-    played: list[tuple[int, Action]] = []
+    played: Steps = []
     check_events(state, state.log, {"hand": set(), "hands": set(), "table": set()})
     seen_events = len(state.log)
-    steps = 0
     while not state.is_over:
-        steps += 1
-        assert steps < 5000, "the match does not end"
+        assert len(played) < 5000, "the match does not end"
         seat = state.to_move
-        assert seat is not None and state.active[seat]
         check_conservation(state, deck)
         check_observations(state)
         floor = 0 if resolved["free_ride"] else 1
         assert all(state.seats.lives[s] >= floor for s in range(players) if state.active[s])
-        legal = state.legal_actions()
-        assert legal and len(set(legal)) == len(legal)
-        illegal = random_illegal(state, rng)
-        for action in rng.sample(illegal, min(3, len(illegal))):
-            before_refusal = snapshot(state)
-            with pytest.raises(IllegalActionError):
-                state.apply(action)
-            assert snapshot(state) == before_refusal
-        if rng.random() < 0.08:  # every listed legal action applies (on copies)
-            for action in rng.sample(legal, min(5, len(legal))):
-                twin = copy.deepcopy(state, {id(state.log): list(state.log), id(state.variant): state.variant})
-                twin.apply(action)
-                assert len(twin.log) > len(state.log)
+        check_decision(state, rng, random_illegal(state, rng), refusals=3, copy_p=0.08, copies=5)
         before = before_action(state)
         action = choose(state, rng, knock_p)
         state.apply(action)
@@ -322,30 +266,14 @@ def test_random_play_invariants(
         check_events(state, state.log[seen_events:], before)
         seen_events = len(state.log)
 
-    outcome = state.outcome
-    assert outcome is not None and state.to_move is None and state.legal_actions() == []
-    assert 1 <= outcome.rounds <= max_rounds
-    assert outcome.rounds == sum(1 for e in state.log if e.kind == "round_start")
-    if outcome.reason == "round cap":
-        assert outcome.rounds == max_rounds
-    else:
+    outcome = check_finished(state, max_rounds)
+    if outcome.reason != "round cap":
         assert outcome.reason == "last player in" and sum(state.active) == 1
         assert outcome.winners == (state.active.index(True),)
-    placements = outcome.placements
-    assert len(placements) == players and 1 in placements
-    for p in placements:  # competition ranking: 1 + the number of seats placed better
-        assert p == 1 + sum(1 for q in placements if q < p)
-    assert placements == expected_placements(state)
+    assert outcome.placements == expected_placements(state)
     assert list(outcome.scores) == [float(x) for x in state.seats.lives]
-    assert state.log[-1].kind == "match_end"
 
-    replay: Any = variant.new_match(players, seed=seed, options=options)
-    for seat, action in played:
-        assert replay.to_move == seat
-        replay.apply(action)
-    assert [e.full() for e in replay.log] == [e.full() for e in state.log]
-    assert replay.outcome == state.outcome
-    assert state.actions() == played
+    check_replay(state, options, played)
 
 
 @pytest.mark.parametrize("variant_name", PRESETS)
@@ -374,14 +302,3 @@ def test_round_losses_match_the_lives_reported(variant_name: str, seed: int, pla
             assert end["lives"] == start["lives"] and not end["eliminated"]
         else:
             assert end["lives"] == [a - b for a, b in zip(start["lives"], lost)]
-
-
-@pytest.mark.parametrize("variant_name", PRESETS)
-@settings(max_examples=10, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 2**64 - 1), players=st.integers(2, 9))
-def test_same_seed_same_deal(variant_name: str, seed: int, players: int) -> None:
-    variant = get_variant(variant_name)
-    a = variant.new_match(players, seed=seed)
-    b = variant.new_match(players, seed=seed)
-    assert [e.full() for e in a.log] == [e.full() for e in b.log]
-    assert [a.observe(s) for s in range(players)] == [b.observe(s) for s in range(players)]
