@@ -19,7 +19,7 @@ from arena.rules.game import Action, Event
 from arena.rules.hands import HandValue
 from arena.rules.net_suit import net_suit_key, net_suit_value, one_suit
 from arena.rules.series import DISCARD, ROUNDS, SeriesState, cap_options
-from arena.rules.variant import Family, Variant, check_hand
+from arena.rules.variant import Family, check_hand
 
 __all__ = ["EMPAT_SATU", "EmpatSatuFamily", "EmpatSatuState"]
 
@@ -43,29 +43,19 @@ def hand_value(cards: Sequence[Card]) -> HandValue:
 class EmpatSatuState(SeriesState):
     """A match of Empat Satu: ``rounds`` hands, placed by wins minus losses, then total score."""
 
-    def __init__(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> None:
-        super().__init__(variant, players, options, seed, decks, dealer)
-        n = players
+    def _setup(self) -> None:
+        n = self.players
         self.wins: list[int] = [0] * n
         self.losses: list[int] = [0] * n
         self.totals: list[int] = [0] * n
         """Each seat's net suit scores added over the hands played."""
-        self.first = dealer
+        self.first = self.dealer
         """The seat that plays first in the current hand (the dealer in the first hand)."""
         self.stock = Stock(())
         self.pile: list[Card] = []  # top card last
         self._taken: Card | None = None
         self._phase = _TURN
         self._winner = self._loser = -1  # of the hand just scored, when it has them
-        self._start_round()
 
     # -- the game -------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from arena.rules.game import Action, Event
 from arena.rules.hands import HandValue
 from arena.rules.net_suit import net_suit_key, net_suit_value
 from arena.rules.series import RESHUFFLE, ROUNDS, SeriesState, cap_options, swap_one_actions
-from arena.rules.variant import Family, Variant, check_hand
+from arena.rules.variant import Family, check_hand
 
 __all__ = ["FIFTY_ONE", "FiftyOneFamily", "FiftyOneState"]
 
@@ -37,17 +37,8 @@ OPTIONS: Final = (ROUNDS, *cap_options())
 class FiftyOneState(SeriesState):
     """A match of Japanese Fifty-One: ``rounds`` hands, placed by hands won, then total score."""
 
-    def __init__(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> None:
-        super().__init__(variant, players, options, seed, decks, dealer)
-        n = players
+    def _setup(self) -> None:
+        n = self.players
         self.won: list[int] = [0] * n
         """Hands won by each seat."""
         self.totals: list[int] = [0] * n
@@ -60,7 +51,6 @@ class FiftyOneState(SeriesState):
         self._turns: list[int] = [0] * n
         self._phase = _TURN
         self._reshuffles = 0
-        self._start_round()
 
     # -- the game -------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from arena.rules.net_suit import (
 )
 from arena.rules.options import OptionSpec
 from arena.rules.series import DISCARD, SeriesState, cap_options, swap_one_actions
-from arena.rules.variant import Family, Variant, check_hand
+from arena.rules.variant import Family, check_hand
 
 __all__ = ["CHINESE_FIFTY_ONE", "ChineseFiftyOneFamily", "ChineseFiftyOneState", "hand_points"]
 
@@ -103,26 +103,16 @@ class ChineseFiftyOneState(SeriesState):
     step = -1
     default_max_rounds = POINTS_MAX_ROUNDS
 
-    def __init__(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> None:
-        super().__init__(variant, players, options, seed, decks, dealer)
-        self.points: list[int] = [0] * players
+    def _setup(self) -> None:
+        self.points: list[int] = [0] * self.players
         self.face_up: list[Card] = []
         self.stock = Stock(())
         self.out: list[Card] = []
         self.caller = -1
         self.challengers: list[int] = []
         self._pending: list[int] = []  # seats still to decide on challenging, in order
-        self._net_suit = options["hand_value"] == "net_suit"
+        self._net_suit = self.options["hand_value"] == "net_suit"
         self._phase = _TURN
-        self._start_round()
 
     # -- the game -------------------------------------------------------------------
 

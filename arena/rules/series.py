@@ -88,16 +88,13 @@ class SeriesState(MatchState):
         seed: int,
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
-        *,
-        seats: Seats | None = None,
-        deck: int = 52,
     ) -> None:
-        """``seats``: the books a family keeps on its seats (plain :class:`Seats` in the
-        direction of ``step`` unless given); ``deck``: the size of the deck dealt."""
+        """The match with its first round dealt; the deck is the ``deck`` option's (52
+        cards without one)."""
         super().__init__(variant, players, options, seed)
-        self._fresh = new_deck(deck)
+        self._fresh = new_deck(options.get("deck", 52))
         self._decks = [check_deck(d, self._fresh) for d in decks or ()]
-        self.seats = seats if seats is not None else Seats(players, self.step)
+        self.seats = self._new_seats()
         self.hands: list[list[Card]] = [[] for _ in range(players)]
         self.dealer = dealer
         self._round = 0
@@ -107,6 +104,8 @@ class SeriesState(MatchState):
         self._round_turns = 0
         self._max_turns: int = options["max_turns"]
         self._max_rounds: int = options["max_rounds"] or self.default_max_rounds
+        self._setup()
+        self._start_round()
 
     # -- the public interface -------------------------------------------------------
 
@@ -153,6 +152,14 @@ class SeriesState(MatchState):
             self._seat_left(seat)
 
     # -- hooks ----------------------------------------------------------------------
+
+    def _new_seats(self) -> Seats:
+        """The books the family keeps on its seats: plain :class:`Seats`, play passing by ``step``."""
+        return Seats(self.players, self.step)
+
+    @abstractmethod
+    def _setup(self) -> None:
+        """Set up the family's own state of the match, before its first round is dealt."""
 
     @abstractmethod
     def _legal_now(self) -> list[Action]:

@@ -33,7 +33,13 @@ class Family(ABC):
         dealer: int,
     ) -> MatchState:
         """A match in its initial state (the first round dealt)."""
+        self.check_match(variant, players, options)
         return self.state(variant, players, options, seed, decks, dealer)
+
+    def check_match(self, variant: Variant, players: int, options: Mapping[str, Any]) -> None:
+        """RulesError if the family cannot play ``players`` seats with these option values
+        together (each value on its own is checked already); none by default."""
+        return None
 
     @abstractmethod
     def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:

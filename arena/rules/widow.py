@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names
 from arena.rules.brag import brag_value
-from arena.rules.game import Action, Event, MatchState, RulesError
+from arena.rules.game import Action, Event, RulesError
 from arena.rules.hands import ACES_33, BLITZ, HandValue, json_number, thirty_one_value
 from arena.rules.options import OptionError, OptionSpec
 from arena.rules.seats import Lives
@@ -142,18 +142,11 @@ class WidowState(SeriesState):
 
     seats: Lives
 
-    def __init__(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> None:
-        o = options
-        seats = Lives(players, o["lives"], o["free_ride"])
-        super().__init__(variant, players, options, seed, decks, dealer, seats=seats, deck=o["deck"])
+    def _new_seats(self) -> Lives:
+        return Lives(self.players, self.options["lives"], self.options["free_ride"])
+
+    def _setup(self) -> None:
+        o = self.options
         self._switch = o["table"] == "switch"
         self._feuer, self._thirty_one = special_flags(o)
         self._akt_only = bool(o["blitz_only_akt"])
@@ -171,7 +164,7 @@ class WidowState(SeriesState):
         self._phase = _TURN
         self._owed: list[int] = []  # seats still owed a last turn after a knock, in order
         self._passes = 0
-        self._played = [False] * players
+        self._played = [False] * self.players
         self._unplayed = 0
         self._lives_view: tuple[int, ...] = ()
         self._active_view: tuple[bool, ...] = ()
@@ -179,7 +172,6 @@ class WidowState(SeriesState):
         self._views: list[tuple[str | None, ...]] = []
         self._table_public: Any = ()
         """What every seat sees of the table: the widow, or Switch's two hands (None: face down)."""
-        self._start_round()
 
     # -- the public interface -------------------------------------------------------
 
@@ -551,22 +543,13 @@ class WidowFamily(Family):
     options = OPTIONS
     state = WidowState
 
-    def new_match(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: int,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> MatchState:
+    def check_match(self, variant: Variant, players: int, options: Mapping[str, Any]) -> None:
         if options["low_threshold"] and options["ranking"] == "brag":
             raise OptionError("option 'low_threshold' counts points: it does not apply with ranking = brag")
         table_hands = 2 if options["table"] == "switch" else 1
         if 3 * (players + table_hands) > options["deck"]:
             raise RulesError(f"{variant.name} with the {options['deck']}-card deck seats at most "
                              f"{options['deck'] // 3 - table_hands} players, not {players}")
-        return super().new_match(variant, players, options, seed, decks, dealer)
 
     def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
         check_hand(cards, 3, options["deck"])
