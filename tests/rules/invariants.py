@@ -16,13 +16,30 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-from arena.rules import Action, Event, IllegalActionError, MatchState, Outcome
+from arena.rules import Action, Event, IllegalActionError, MatchState, Outcome, variants
 
 CARD_RE = re.compile(r"\b([2-9TJQKA][cdhs])\b")
 
 Steps = list[tuple[int, Action | None]]
 """A match as played: ``(seat, action)``, or ``(seat, None)`` where the seat forfeited."""
+
+
+def presets(family: str) -> list[str]:
+    """Every registered variant of ``family``, in registration order."""
+    return [name for name, variant in variants().items() if variant.family.name == family]
+
+
+def property_settings(max_examples: int) -> settings:
+    """Hypothesis settings for random play: the same examples on every run, no deadline,
+    and no complaint about slow examples or large draws."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def cards_in(obj: Any) -> set[str]:

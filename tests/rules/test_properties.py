@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import (
     Steps,
@@ -26,6 +26,8 @@ from invariants import (
     names,
     observations,
     out_rounds,
+    presets,
+    property_settings,
     stock_cards,
 )
 
@@ -34,23 +36,8 @@ from arena.rules import Action, get_variant
 from arena.rules.game import rank_placements
 from arena.rules.hands import special_values, thirty_one_points, thirty_one_value
 
-PRESETS = [
-    "scat",
-    "scat-trips",
-    "dollar-bill",
-    "eenendertigen",
-    "california-quick",
-    "west-lansing",
-    "no-elimination",
-    "banking",
-]
-
-SETTINGS = settings(
-    max_examples=14,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+PRESETS = presets("thirty-one")
+SETTINGS = property_settings(max_examples=14)
 
 
 overrides = st.fixed_dictionaries(

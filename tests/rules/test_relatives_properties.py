@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import (
     Steps,
@@ -27,6 +27,7 @@ from invariants import (
     check_replay,
     names,
     observations,
+    property_settings,
     stock_cards,
 )
 
@@ -36,12 +37,7 @@ from arena.rules.game import rank_placements
 from arena.rules.net_suit import is_clear_count, net_suit_key, net_suit_value, suit_sum, suit_sum_value
 
 VARIANTS = ["fifty-one", "fifty-one-chinese", "empat-satu"]
-SETTINGS = settings(
-    max_examples=6,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = property_settings(max_examples=6)
 ENDING = {"stop", "knock", "pass"}
 """Action kinds (and the ``stop`` argument) that end or may end a hand."""
 

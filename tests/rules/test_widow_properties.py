@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import (
     Steps,
@@ -26,6 +26,8 @@ from invariants import (
     names,
     observations,
     out_rounds,
+    presets,
+    property_settings,
     stock_cards,
 )
 
@@ -34,13 +36,8 @@ from arena.rules import Action, get_variant
 from arena.rules.game import Event, rank_placements
 from arena.rules.widow import WidowState
 
-PRESETS = ["schwimmen", "stop-the-bus", "switch"]
-SETTINGS = settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+PRESETS = presets("widow")
+SETTINGS = property_settings(max_examples=25)
 
 overrides = st.fixed_dictionaries(
     {},
