@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from invariants import snapshot
 
 from arena.cards import Card, derive_seed, new_deck, parse_cards, shuffled_deck
 from arena.rules import Action, IllegalActionError, OptionError, RulesError, get_variant
@@ -108,15 +109,6 @@ def names(cards: Sequence[Card]) -> list[str]:
 
 def legal_texts(state: MatchState) -> set[str]:
     return {str(a) for a in state.legal_actions()}
-
-
-def snapshot(state: MatchState) -> tuple[Any, ...]:
-    return (
-        [json.dumps(state.observe(s), sort_keys=True) for s in range(state.players)],
-        len(state.log),
-        [str(a) for a in state.legal_actions()],
-        state.to_move,
-    )
 
 
 def assert_illegal(state: MatchState, text: str) -> None:
