@@ -1,4 +1,7 @@
-"""Shared helpers for the referee's fault-handling tests.
+"""Shared helpers of the referee's fault-handling tests.
+
+A plain module, not ``conftest.py``: test modules import these helpers by name, and
+``conftest`` is also the name of other folders' conftest modules in the same run.
 
 The misbehaving bots live in ``tests/referee/bots/<name>/`` (real bot folders).  Each
 test plays a real ``scat`` match through :func:`arena.referee.open_bots` and

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import (
+from faulty import (
     FAST,
     SCAT,
     assert_gone,

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import trio
-from conftest import BOTS, FAST, SCAT, assert_gone, manifest, play, scripted_bot
+from faulty import BOTS, FAST, SCAT, assert_gone, manifest, play, scripted_bot
 
 from arena.protocol import MAX_LINE, PROTOCOL_VERSION, ActionReply, BotHello, ProtocolError, decode_bot_message
 from arena.referee import Bot, FaultPolicy, MatchResult, TimeControl, open_bots, play_match
