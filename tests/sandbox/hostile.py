@@ -30,7 +30,7 @@ import signal
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from arena.botspec import BotManifest, find_bot, load_manifest
 from arena.referee import Bot, BotFault, FaultPolicy, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import LayerStatus, Sandbox, Sandboxed
+from arena.sandbox.uids import UidPool
 
 BOTS = Path(__file__).resolve().parent / "bots"
 SCAT = get_variant("scat")
@@ -285,20 +286,27 @@ def processes_with(token: str) -> list[int]:
     return [pid for pid in live_pids() if token in cmdline(pid)]
 
 
-def uid_is_free(uid: int) -> bool:
-    """Whether no referee holds ``uid`` of the pool now (then any process of it is a leftover)."""
-    lock = Path(tempfile.gettempdir()) / "arena-uids" / f"{uid}.lock"
+@contextlib.contextmanager
+def uid_lease(uid: int) -> Iterator[bool]:
+    """Hold the pool's lock on ``uid`` if no referee holds it; yields whether we do.
+
+    While it is held no referee can hand the user to a bot, so any process of the user
+    is a leftover, safe to kill: the pool is shared by every referee on the machine."""
+    lock = UidPool().lock_dir / f"{uid}.lock"
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)
     except OSError:
-        return True
+        yield True  # never leased on this machine
+        return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
     finally:
         os.close(fd)  # drops the lock if we took it
-    return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -374,14 +382,21 @@ class Remains:
         return "; ".join(parts) or "nothing"
 
 
+def _leftovers_of_user(uid: int | None) -> list[int]:
+    """Live processes of the bot's user, listed while no referee may lease it."""
+    if uid is None:
+        return []
+    with uid_lease(uid) as free:
+        return processes_of_uid(uid) if free else []
+
+
 def remains(watch: Watch, wait_s: float = 2.0) -> Remains:
     """What is left of ``watch``'s bot, waiting up to ``wait_s`` for killed processes to die."""
     deadline = time.monotonic() + wait_s
     while True:
-        uid = watch.uid
         seen = Remains(
             sorted({p for p in watch.pids | {watch.pid} if alive(p)} | set(processes_in_session(watch.pid))),
-            processes_of_uid(uid) if uid is not None and uid_is_free(uid) else [],
+            _leftovers_of_user(watch.uid),
             [d for d in watch.cgroup_dirs if d.exists()],
             watch.sandboxed.scratch.exists(),
         )
@@ -506,9 +521,11 @@ def play(
         del box.launch  # back to the class's method
         for watch in watches:  # a leaky sandbox must not poison the next tests
             left = [p for p in watch.pids | {watch.pid} if alive(p)] + processes_in_session(watch.pid)
-            if watch.uid is not None and uid_is_free(watch.uid):
-                left += processes_of_uid(watch.uid)
             kill_pids(left)
+            if watch.uid is not None:
+                with uid_lease(watch.uid) as free:
+                    if free:
+                        kill_pids(processes_of_uid(watch.uid))
 
 
 # ---------------------------------------------------------------------------------------
