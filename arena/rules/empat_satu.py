@@ -72,7 +72,7 @@ class EmpatSatuState(SeriesState):
         self._moving = True
         self.log.append(Event(
             "deal", None, {"stock": len(self.stock)},
-            {s: {"hand": card_names(self.hands[s])} for s in range(self.players) if self.active[s]},
+            {s: {"hand": card_names(self.hands[s])} for s in range(self.players) if self.seats.active[s]},
         ))
 
     def _legal_now(self) -> list[Action]:
@@ -115,7 +115,7 @@ class EmpatSatuState(SeriesState):
 
     def _showdown(self, end: str) -> None:
         """Highest key wins, lowest loses; the loser deals next and the winner plays first."""
-        order = self.seats.order(self.first if self.active[self.first] else self.seats.next(self.first))
+        order = self.seats.order(self.first if self.seats.active[self.first] else self.seats.next(self.first))
         keys = {s: net_suit_key(self.hands[s]) for s in order}
         top, bottom = max(keys.values()), min(keys.values())
         winners = [s for s in order if top != bottom and keys[s] == top]
@@ -177,7 +177,7 @@ class EmpatSatuState(SeriesState):
             "discard_size": len(pile),
             "stock": len(self.stock),
             **self._standings(),
-            "active": list(self.active),
+            "active": list(self.seats.active),
         }
         if moving and self._phase == _DISCARD and seat == self._seat:
             obs["must_keep"] = NAMES[self._taken] if self._taken is not None else None

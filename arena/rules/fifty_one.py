@@ -122,7 +122,7 @@ class FiftyOneState(SeriesState):
 
     def _showdown(self) -> None:
         """The highest score wins; a non-stopper tied with the stopper wins instead of it."""
-        values = {s: net_suit_key(self.hands[s])[0] for s in range(self.players) if self.active[s]}
+        values = {s: net_suit_key(self.hands[s])[0] for s in range(self.players) if self.seats.active[s]}
         top = max(values.values())
         winners = [s for s, v in values.items() if v == top]
         if len(winners) > 1 and self.stopper in winners:
@@ -178,7 +178,7 @@ class FiftyOneState(SeriesState):
             "turns": list(self._turns),
             "hands_won": list(self.won),
             "totals": list(self.totals),
-            "active": list(self.active),
+            "active": list(self.seats.active),
         }
 
 

@@ -239,7 +239,7 @@ class ChineseFiftyOneState(SeriesState):
 
     def _score(self, end: str) -> None:
         """Show the hands and score them (:func:`hand_points`)."""
-        seats = [s for s in range(self.players) if self.active[s]]
+        seats = [s for s in range(self.players) if self.seats.active[s]]
         hands = self.hands
         values = {s: self._points(hands[s]) for s in seats}
         won = hand_points(
@@ -284,10 +284,10 @@ class ChineseFiftyOneState(SeriesState):
             self._pass_turn(seat)
 
     def _match_over(self) -> str | None:
-        top = max(self.points[s] for s in range(self.players) if self.active[s])
+        top = max(self.points[s] for s in range(self.players) if self.seats.active[s])
         if top < self.options["target"]:
             return None
-        leaders = sum(1 for s in range(self.players) if self.active[s] and self.points[s] == top)
+        leaders = sum(1 for s in range(self.players) if self.seats.active[s] and self.points[s] == top)
         return None if leaders > 1 and self.options["tie_playoff"] else "target reached"
 
     def _standing_key(self, seat: int) -> tuple[int, ...]:
@@ -313,7 +313,7 @@ class ChineseFiftyOneState(SeriesState):
             "caller": self.caller if self.caller >= 0 else None,
             "challengers": list(self.challengers),
             "points": list(self.points),
-            "active": list(self.active),
+            "active": list(self.seats.active),
         }
 
 

@@ -219,7 +219,7 @@ class SeriesState(MatchState):
         self._round_turns = 0
         self._legal = None
         self.log.append(Event("round_start", None, {
-            "round": self._round, "dealer": self.dealer, **public, "active": list(self.active),
+            "round": self._round, "dealer": self.dealer, **public, "active": list(self.seats.active),
         }))
 
     def _turn_capped(self) -> bool:
