@@ -128,9 +128,10 @@ class SeatTiming:
     total_s: float = 0.0
     max_s: float = 0.0
     cpu_s: float = 0.0
-    """CPU time the bot's whole process tree used during its decisions (the cgroup layer's
-    accounting; 0 without it)."""
+    """CPU time the bot's whole process tree used in the match up to its last reply (the
+    cgroup layer's accounting, read once per decision; 0 without it)."""
     max_cpu_s: float = 0.0
+    """The most CPU one decision took, with what the bot did since its previous reply."""
 
     def add(self, spent_s: float, cpu_s: float) -> None:
         """Count one decision: ``spent_s`` on the referee's clock, ``cpu_s`` of the bot's CPU."""
@@ -554,6 +555,7 @@ async def play_match(
     overrides = {name: resolved[name] for name in options or {}}
     live: list[Bot | None] = [bot if isinstance(bot, Bot) else None for bot in bots]
     accounting = [isinstance(bot, Bot) and bot.sandboxed.accounts_cpu for bot in bots]
+    cpu_mark = [bot.sandboxed.cpu_ns() if on and isinstance(bot, Bot) else 0 for bot, on in zip(bots, accounting)]
 
     async def fault(seat: int, error: BotFault) -> bool:
         """Record a fault; True if the seat is now out of the match."""
@@ -612,8 +614,6 @@ async def play_match(
             b',"time_left_ms":', str(int(allowed_ms)).encode(),
             b',"events":[', b",".join(news), b"]}\n",
         ))
-        sandboxed = current.sandboxed
-        cpu_start = sandboxed.cpu_ns() if accounting[seat] else -1
         began = time.perf_counter()
         failure: BotFault | None = None
         try:
@@ -621,7 +621,11 @@ async def play_match(
         except BotFault as error:
             failure = error
         spent = time.perf_counter() - began
-        timings[seat].add(spent, (sandboxed.cpu_ns() - cpu_start) / 1e9 if cpu_start >= 0 else 0.0)
+        cpu_ns = 0
+        if accounting[seat]:  # one read per decision: the counter costs a system call
+            cpu_ns = current.sandboxed.cpu_ns() - cpu_mark[seat]
+            cpu_mark[seat] += cpu_ns
+        timings[seat].add(spent, cpu_ns / 1e9)
         overrun_ms = spent * 1000 - budget_ms
         if overrun_ms > 0:
             bank_ms[seat] = max(0.0, bank_ms[seat] - overrun_ms)
