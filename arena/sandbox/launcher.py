@@ -149,7 +149,8 @@ class Sandboxed:
             return 0
 
     async def kill(self) -> None:
-        """Kill the bot's whole tree, reap it, and remove its groups and scratch folder."""
+        """Kill the bot's whole tree, reap it, and remove its groups and scratch folder; its
+        user goes back to the pool once none of the user's processes is left."""
         if self._done:
             return
         self._done = True
