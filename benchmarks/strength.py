@@ -90,18 +90,28 @@ class Standings:
         return tabulate(rows, ["ahead/level/behind", *self.names])
 
 
+def labels(names: list[str]) -> list[str]:
+    """One label per seat: a bot named twice gets ``name 2`` for its second process."""
+    out = []
+    for i, name in enumerate(names):
+        count = names[:i].count(name)
+        out.append(f"{name} {count + 1}" if count else name)
+    return out
+
+
 def _mean(values: list[int]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
 async def run(args: argparse.Namespace) -> Standings:
     variant = get_variant(args.variant)
-    names: list[str] = args.bot or list(DEFAULT_BOTS)
+    bots_named: list[str] = args.bot or list(DEFAULT_BOTS)
+    names = labels(bots_named)
     control = TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, first_move_ms=args.first_move_ms)
     sandbox = await Sandbox.probe() if args.sandbox else None
     standings = Standings(names)
     started = time.perf_counter()
-    async with open_bots([find_bot(n) for n in names], time_control=control, sandbox=sandbox) as bots:
+    async with open_bots([find_bot(n) for n in bots_named], time_control=control, sandbox=sandbox) as bots:
         failed = [f"{n}: {b}" for n, b in zip(names, bots) if not isinstance(b, Bot)]
         if failed:
             raise SystemExit("bots failed to start: " + "; ".join(failed))

@@ -3,10 +3,12 @@
 For every decision with a real choice it reads its information set from the events it
 has seen (:mod:`infoset`), then until its time budget runs out samples deals consistent
 with it, plays each candidate action on each deal and finishes the round with a cheap
-policy (:mod:`playout`), and picks the candidate with the best average result
-(:mod:`pimc`), keeping to the policy's own choice unless the search shows a clear gain.
-The budget is a safe fraction of the time control's ``move_ms``; when the round cannot be
-followed (a reshuffled stock) or no deal fits in the time, it plays the policy's choice.
+policy (:mod:`playout`; opponents knock as their shown knocks suggest, :mod:`opponents`),
+and picks the candidate with the best average result (:mod:`pimc`), keeping to its default
+choice (:mod:`advice` in the draw-and-discard family, the rollout policy's in the widow
+family) unless the search shows a clear gain.  The budget is a safe fraction of the time
+control's ``move_ms``; when the round cannot be followed (a reshuffled stock) or no deal
+fits in the time, it plays its default.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from advice import ScatAdvisor, Situation
 from infoset import Knowledge, read_round
 from opponents import KnockModel
-from pimc import pick, search
+from pimc import Utility, pick, search
 from playout import ScatPlayout, View, playout_for, round_utility
 
 from arena.rules import Action, get_variant
@@ -32,8 +34,6 @@ MAX_THINK_S = 2.0
 """Longest any decision thinks, however generous the time control."""
 RESERVE_S = 0.005
 """Kept back from every budget for reading the events and sending the reply."""
-LEARN_KNOCKS = True
-"""Let each opponent knock in rollouts at the threshold its own knocks have shown."""
 TURN_ENDS = ("discard", "knock", "stand", "exchange")
 """Action kinds that end a turn in the draw-and-discard family."""
 STANDINGS = ("lives", "points", "chips")
@@ -66,22 +66,24 @@ class Player:
         candidates = list(dict.fromkeys([default] + [a.text for a in self.policy.candidates(view, actions)]))
         if len(candidates) == 1 or knowledge is None:
             return default
+        self.opponents.follow(self.match.events)
+        self.policy.knock_by_seat = self.opponents.by_replayed_seat(knowledge.seats, self.policy.knock_at)
+        tallies = search(self.match.rules, self.options, knowledge, candidates, self.policy,
+                         self.round_value(observation, knowledge), start + self.budget_s, self.rng)
+        if not tallies[0].results:
+            return default
+        return pick(tallies, default)
+
+    def round_value(self, observation: Mapping[str, Any], knowledge: Knowledge) -> Utility:
+        """What a finished replayed round is worth to this seat, given the standings now."""
         key = next((k for k in STANDINGS if k in observation), "lives")
         standing = [float(observation[key][real]) for real in knowledge.seats]
         seats = [s for s, real in enumerate(knowledge.seats) if real not in knowledge.gone]
 
-        if LEARN_KNOCKS:
-            self.opponents.follow(self.match.events)
-            self.policy.knock_by_seat = self.opponents.by_replayed_seat(knowledge.seats, self.policy.knock_at)
-
         def utility(result: Mapping[str, Any] | None) -> float:
             return round_utility(result, knowledge.me, seats, standing, self.options)
 
-        tallies = search(self.match.rules, self.options, knowledge, candidates, self.policy, utility,
-                         start + self.budget_s, self.rng)
-        if not tallies[0].results:
-            return default
-        return pick(tallies, default)
+        return utility
 
     def default(self, view: View, actions: list[Action], knowledge: Knowledge | None) -> Action:
         """The choice before search: the advisor's where there is one, else the rollout policy's."""
