@@ -8,7 +8,7 @@ send, so anything else (unknown fields, wrong types, garbage) is a protocol faul
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 
@@ -29,9 +29,12 @@ __all__ = [
     "BotHello",
     "ProtocolError",
     "decode_bot_message",
+    "decode_reply",
     "encode",
     "encode_raw",
 ]
+
+_T = TypeVar("_T")
 
 MAX_LINE: Final = 64 * 1024
 """Longest line (bytes, newline excluded) either side may send."""
@@ -112,13 +115,23 @@ RefereeMessage = Hello | MatchStart | Decide | Events | MatchEnd | Error | Bye
 """What a bot receives; a bot host ignores fields it does not know (newer referees)."""
 
 _decoder: Final[msgspec.json.Decoder[BotHello | ActionReply]] = msgspec.json.Decoder(BotHello | ActionReply)
+_reply_decoder: Final[msgspec.json.Decoder[ActionReply]] = msgspec.json.Decoder(ActionReply)
 _encoder: Final = msgspec.json.Encoder()
 
 
 def decode_bot_message(line: bytes) -> BotHello | ActionReply:
     """Decode one line from a bot; :class:`ProtocolError` says what is wrong with it."""
+    return _decode(_decoder, line)
+
+
+def decode_reply(line: bytes) -> ActionReply:
+    """Decode a line that must answer a ``decide`` request (one type to try: the hot path)."""
+    return _decode(_reply_decoder, line)
+
+
+def _decode(decoder: msgspec.json.Decoder[_T], line: bytes) -> _T:
     try:
-        return _decoder.decode(line)
+        return decoder.decode(line)
     except msgspec.DecodeError as error:
         raise ProtocolError(f"invalid message: {error}") from None
     except UnicodeDecodeError as error:  # msgspec raises it for invalid UTF-8 inside a string

@@ -15,10 +15,10 @@ import random
 import select
 import signal
 import time
-from bisect import bisect_left
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from typing import Any, Final
 
 import trio
@@ -32,6 +32,7 @@ from arena.protocol import (
     BotHello,
     ProtocolError,
     decode_bot_message,
+    decode_reply,
     encode,
     encode_raw,
 )
@@ -364,26 +365,37 @@ class Bot:
         self.hello = message
         self.startup_s = time.perf_counter() - start
 
-    async def ask(self, payload: bytes, request: int, allowed_s: float) -> str:
-        """Send a ``decide`` request and return the chosen action's text."""
-        deadline = time.perf_counter() + allowed_s
-        await self.send(payload)
+    async def ask(self, payload: bytes, request: int, sent: float, allowed_s: float) -> str:
+        """Send a ``decide`` request at ``sent`` (``time.perf_counter()``); the chosen
+        action's text, or a ``timeout`` fault if nothing comes within ``allowed_s``.  A
+        reply that comes, but late, is the caller's to judge: it measures the time anyway.
+
+        The referee's hot path, kept flat: a bot on the referee's core usually answers
+        before the write returns, and then a decision costs two system calls and no wait."""
+        pipes = self._pipes
         try:
+            written = pipes.write_now(payload)
+            if written < len(payload):  # rare: a long message or a full pipe
+                await pipes.write(payload[written:])
             while True:
-                message = await self._receive(deadline)
-                if not isinstance(message, ActionReply):
-                    raise BotFault("malformed", "expected an action reply, got hello")
-                if message.id == request:
-                    if time.perf_counter() > deadline:
-                        break
-                    return message.action
-                if message.id in self._late:  # a reply that came after its timeout
-                    self._late.discard(message.id)
+                line = pipes.readline_now()
+                if line is None:  # not there yet: wait for it
+                    line = await pipes.readline(sent + allowed_s)
+                try:
+                    reply = decode_reply(line)
+                except ProtocolError as error:
+                    raise BotFault("malformed", f"{error}: {line[:200]!r}") from None
+                if reply.id == request:
+                    return reply.action
+                if reply.id in self._late:  # a reply that came after its timeout
+                    self._late.discard(reply.id)
                     continue
-                raise BotFault("wrong_id", f"answered request {message.id}, expected {request}")
+                raise BotFault("wrong_id", f"answered request {reply.id}, expected {request}")
+        except EOFError:
+            raise await self._gone() from None
         except TimeoutError:
             self._late.add(request)
-        raise BotFault("timeout", f"no answer within {allowed_s * 1000:.0f} ms")
+            raise _timeout(allowed_s) from None
 
     async def _receive(self, deadline: float) -> BotHello | ActionReply:
         try:
@@ -472,12 +484,21 @@ async def open_bots(
             nursery.cancel_scope.cancel()
 
 
+def _timeout(allowed_s: float) -> BotFault:
+    """The fault of a bot that did not answer within ``allowed_s``."""
+    return BotFault("timeout", f"no answer within {allowed_s * 1000:.0f} ms")
+
+
 def _chosen(text: str, legal: Sequence[Action]) -> Action:
     """The legal action whose text the bot sent; an ``illegal_action`` fault otherwise."""
     for action in legal:
         if action.text == text:
             return action
     raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
+
+
+_DECIDE: Final = b'{"type":"decide","id":%d,"observation":%s,"legal":%s,"time_left_ms":%d,"events":[%s]}\n'
+_text: Final = attrgetter("text")
 
 
 def _split(news: list[bytes], budget: int) -> tuple[list[bytes], list[bytes]]:
@@ -497,31 +518,50 @@ def _split(news: list[bytes], budget: int) -> tuple[list[bytes], list[bytes]]:
     return messages, []
 
 
-class _Events:
-    """Each seat's view of the match log, encoded once per event where no secret differs."""
+class _News:
+    """What each seat has not yet been told of the match log, encoded as it will be sent.
 
-    def __init__(self, log: list[Event]) -> None:
+    Each event is encoded once when it is first needed and queued for every seat: the
+    same bytes for all, except for a seat with a private part of its own."""
+
+    def __init__(self, log: list[Event], players: int) -> None:
         self._log = log
-        self._public: list[bytes] = []
-        self._secret: list[int] = []  # indices of the events with private parts, in order
+        self._done = 0  # events of the log queued so far
+        self._queues: list[list[bytes]] = [[] for _ in range(players)]
+        self._heads: dict[tuple[str, int | None], bytes] = {}
 
-    def encoded(self, seat: int, start: int, end: int) -> list[bytes]:
-        """Events ``start`` to ``end`` of the log as ``seat`` sees them, JSON-encoded."""
+    def take(self, seat: int) -> list[bytes]:
+        """The events ``seat`` has not been told yet, as it may see them; now told."""
         log = self._log
-        public = self._public
-        for i in range(len(public), end):
-            event = log[i]
-            public.append(encode_raw(event.view(None)))
-            if event.private:
-                self._secret.append(i)
-        out = public[start:end]
-        secret = self._secret
-        for k in range(bisect_left(secret, start), bisect_left(secret, end)):
-            i = secret[k]
-            private = log[i].private
-            if private is not None and seat in private:
-                out[i - start] = encode_raw(log[i].view(seat))
-        return out
+        if self._done < len(log):
+            queues = self._queues
+            for i in range(self._done, len(log)):
+                event = log[i]
+                public = self._public_view(event)
+                private = event.private
+                if private:
+                    for s, queue in enumerate(queues):
+                        queue.append(encode_raw(event.view(s)) if s in private else public)
+                else:
+                    for queue in queues:
+                        queue.append(public)
+            self._done = len(log)
+        news = self._queues[seat]
+        self._queues[seat] = []
+        return news
+
+    def _public_view(self, event: Event) -> bytes:
+        """``event.view(None)`` encoded: its public part's JSON spliced after a cached
+        ``{"event":...,"seat":...`` head, which spares building the merged dict."""
+        public = event.public
+        if "event" in public or "seat" in public:  # would override the head: merge instead
+            return encode_raw(event.view(None))
+        key = (event.kind, event.seat)
+        head = self._heads.get(key)
+        if head is None:  # b'{"event":"action","seat":1': the view of an empty event, open
+            head = self._heads[key] = encode_raw(event._replace(public={}).view(None))[:-1]
+        body = encode_raw(public)
+        return head + b"," + body[1:] if len(body) > 2 else head + b"}"
 
 
 async def play_match(
@@ -542,11 +582,10 @@ async def play_match(
     started = time.perf_counter()
     players = len(bots)
     state = variant.new_match(players, seed=seed, options=options)
-    events = _Events(state.log)
+    news_for = _News(state.log, players).take
     faults: list[Fault] = []
     timings = [SeatTiming() for _ in range(players)]
     strikes = [0] * players
-    seen = [0] * players
     first = [True] * players
     bank_ms = [float(time_control.bank_ms)] * players  # time in ms: time_left_ms is then exact
     substitute = random.Random(seed ^ 0x5EED)
@@ -589,6 +628,8 @@ async def play_match(
             except BotFault as error:
                 await fault(seat, error)
 
+    clock = time.perf_counter  # cheaper than trio's clock, which only a real wait needs
+    move_ms, first_move_ms = time_control.move_ms, time_control.first_move_ms
     while not state.is_over:
         to_move = state.to_move
         assert to_move is not None
@@ -600,27 +641,30 @@ async def play_match(
         request += 1
         if request % 32 == 0:
             await trio.lowlevel.checkpoint()  # replies often need no wait: let other matches run
-        end = len(state.log)
-        early, news = _split(events.encoded(seat, seen[seat], end), EVENT_BUDGET)
-        seen[seat] = end
-        for message in early:  # a seat that has not decided for long: its news go first
-            await current.send(message)
-        budget_ms = time_control.move_ms + (time_control.first_move_ms if first[seat] else 0)
+        news = news_for(seat)
+        if len(news) * _EVENT_MAX > EVENT_BUDGET:  # perhaps too many for one line
+            early, news = _split(news, EVENT_BUDGET)
+            for message in early:  # a seat that has not decided for long: its news go first
+                await current.send(message)
+        budget_ms = move_ms + first_move_ms if first[seat] else move_ms
         allowed_ms = budget_ms + bank_ms[seat]
-        payload = b"".join((
-            b'{"type":"decide","id":', str(request).encode(),
-            b',"observation":', encode_raw(state.observe(seat)),
-            b',"legal":', encode_raw([a.text for a in legal]),
-            b',"time_left_ms":', str(int(allowed_ms)).encode(),
-            b',"events":[', b",".join(news), b"]}\n",
-        ))
-        began = time.perf_counter()
+        payload = _DECIDE % (request, encode_raw(state.observe(seat)), encode_raw(list(map(_text, legal))),
+                             allowed_ms, b",".join(news))
         failure: BotFault | None = None
+        began = clock()
         try:
-            action = _chosen(await current.ask(payload, request, allowed_ms / 1000), legal)
+            text = await current.ask(payload, request, began, allowed_ms / 1000)
         except BotFault as error:
             failure = error
-        spent = time.perf_counter() - began
+        spent = clock() - began
+        if failure is None:
+            if spent * 1000 > allowed_ms:  # it answered, but late
+                failure = _timeout(allowed_ms / 1000)
+            else:
+                try:
+                    action = _chosen(text, legal)
+                except BotFault as error:
+                    failure = error
         cpu_ns = 0
         if accounting[seat]:  # one read per decision: the counter costs a system call
             cpu_ns = current.sandboxed.cpu_ns() - cpu_mark[seat]
@@ -638,10 +682,9 @@ async def play_match(
 
     assert state.outcome is not None
     outcome = state.outcome.to_dict()
-    end = len(state.log)
     for seat, player in enumerate(live):
         if player is not None:
-            early, news = _split(events.encoded(seat, seen[seat], end), EVENT_BUDGET)
+            early, news = _split(news_for(seat), EVENT_BUDGET)
             try:
                 for message in early:
                     await player.send(message)
