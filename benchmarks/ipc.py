@@ -8,8 +8,13 @@ Everything runs pinned to one CPU, in one run:
   on the SDK's bot host (``trivial_bot``: what a Python bot author gets);
 * **in-process**: the same matches with the same choices made in-process (rules engine,
   observations, no pipes);
-* **bare ping-pong**: a blocking parent and a minimal child exchanging lines of the same
-  average sizes as the protocol match's requests and replies.
+* **bare ping-pong**: a blocking parent and minimal children exchanging lines of the
+  same average sizes as the protocol match's requests and replies: one child per seat,
+  asked in turn as the referee asks the seats (the ceiling the targets use), and a
+  single child for reference.  Four processes taking turns on one core cost about 1.4
+  times what one costs per round trip even with no referee at all (every switch finds
+  the caches holding another process), so a match of four bots is compared with a
+  ping-pong of four children.
 
 It prints decisions per second of each, the ratios, the referee's CPU time per decision
 and the median start-up time of a bot (launch until its ``hello``).  The SDK-bot match
@@ -120,23 +125,24 @@ def inprocess_run(players: int, seeds: range) -> float:
     return decisions / (time.perf_counter() - start)
 
 
-def pingpong_run(request: int, reply: int, rounds: int) -> float:
-    """Round trips/s of a blocking parent and a minimal child with lines of these sizes."""
-    child = subprocess.Popen([sys.executable, "-c", CHILD, "x" * (reply - 1)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert child.stdin is not None and child.stdout is not None
+def pingpong_run(request: int, reply: int, rounds: int, children: int = 1) -> float:
+    """Round trips/s of a blocking parent and ``children`` minimal children, asked in turn
+    (as a referee asks the seats of a match), with lines of these sizes."""
+    kids = [subprocess.Popen([sys.executable, "-c", CHILD, "x" * (reply - 1)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(children)]
+    pipes = [(kid.stdin.write, kid.stdin.flush, kid.stdout.readline) for kid in kids  # type: ignore[union-attr]
+             ] * (rounds // children)
     line = b"y" * (request - 1) + b"\n"
-    write, readline = child.stdin.write, child.stdout.readline
-    flush = child.stdin.flush
     start = time.perf_counter()
-    for _ in range(rounds):
+    for write, flush, readline in pipes:
         write(line)
         flush()
         readline()
     elapsed = time.perf_counter() - start
-    child.stdin.close()
-    child.wait()
-    return rounds / elapsed
+    for kid in kids:
+        kid.stdin.close()  # type: ignore[union-attr]
+        kid.wait()
+    return len(pipes) / elapsed
 
 
 def startup_times(count: int, full: bool = False) -> list[float]:
@@ -168,9 +174,10 @@ def main() -> int:
     request, reply = _message_sizes(args.players, seeds[0])
     # Each repeat measures everything once, so each ratio compares figures taken moments
     # apart: on a shared machine the load drifts between runs.
-    raw_runs, sdk_runs, full_runs, inprocess_runs, pingpong_runs = [], [], [], [], []
+    raw_runs, sdk_runs, full_runs, inprocess_runs, pingpong_runs, single_runs = [], [], [], [], [], []
     for _ in range(args.repeats):
-        pingpong_runs.append(pingpong_run(request, reply, 20_000))
+        pingpong_runs.append(pingpong_run(request, reply, 20_000, children=args.players))
+        single_runs.append(pingpong_run(request, reply, 20_000))
         raw_runs.append(protocol_run(TRIVIAL_RAW, args.players, seeds))
         sdk_runs.append(protocol_run(TRIVIAL_SDK, args.players, seeds))
         full_runs.append(protocol_run(TRIVIAL_SDK, args.players, seeds, full=True))
@@ -181,6 +188,7 @@ def main() -> int:
     referee_cpu = statistics.median(r[1] for r in raw_runs)
     inprocess = statistics.median(inprocess_runs)
     pingpong = statistics.median(pingpong_runs)
+    single = statistics.median(single_runs)
     raw_ratio = statistics.median(r[0] / p for r, p in zip(raw_runs, pingpong_runs))
     full_ratio = statistics.median(f[0] / s[0] for f, s in zip(full_runs, sdk_runs))
     startup_runs: list[float] = []
@@ -191,7 +199,8 @@ def main() -> int:
     startup = statistics.median(startup_runs)
     startup_full = statistics.median(startup_full_runs)
     rows = [
-        ["bare blocking ping-pong", f"{pingpong:,.0f}", "1.00"],
+        [f"bare blocking ping-pong, {args.players} children in turn", f"{pingpong:,.0f}", "1.00"],
+        ["bare blocking ping-pong, one child", f"{single:,.0f}", f"{single / pingpong:.2f}"],
         ["protocol match, raw-protocol bots", f"{raw:,.0f}", f"{raw / pingpong:.2f}"],
         ["protocol match, SDK (bot host) bots", f"{sdk:,.0f}", f"{sdk / pingpong:.2f}"],
         ["protocol match, SDK bots, every sandbox layer", f"{full:,.0f}", f"{full / pingpong:.2f}"],
