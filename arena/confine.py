@@ -13,18 +13,20 @@ and, with ABI 4 and later, TCP; with ABI 6 and later, signals and abstract unix 
 outside the bot's own domain.
 
 There is no maintained Python binding for Landlock, so this module makes the three
-system calls itself (ctypes), following the kernel's ``landlock.h``.
+system calls itself (ctypes), following the kernel's ``landlock.h``.  Every Python bot
+imports this module before it answers ``hello``, so ``ctypes`` loads only when there are
+Landlock rules to apply (or the ABI is asked for), and ``platform`` not at all.
 """
 
 from __future__ import annotations
 
-import ctypes
-import json
 import os
-import platform
-import struct
 import sys
-from collections.abc import Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
+    from collections.abc import Iterable
 
 __all__ = ["ENV", "STDIO_ENV", "abi_version", "confine", "confine_from_env", "take_stdio_from_env"]
 
@@ -43,15 +45,25 @@ _FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16)
 _TCP = 1 | 2  # bind, connect
 _SCOPED = 1 | 2  # abstract unix sockets, signals
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
+_LIBC: list[ctypes.CDLL] = []
+
+
+def _libc() -> ctypes.CDLL:
+    """The C library, loaded on first use (with ``ctypes``)."""
+    if not _LIBC:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        _LIBC.append(libc)
+    return _LIBC[0]
 
 
 def abi_version() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is unavailable."""
-    if platform.system() != "Linux":
+    if not sys.platform.startswith("linux"):
         return 0
-    version = _libc.syscall(_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)
+    version = _libc().syscall(_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)
     return max(0, int(version))
 
 
@@ -64,6 +76,10 @@ def confine(read: Iterable[str], write: Iterable[str]) -> int:
 
     Returns the ABI version used; raises OSError if Landlock is unavailable.
     """
+    import ctypes
+    import struct
+
+    libc = _libc()
     abi = abi_version()
     if abi < 1:
         raise OSError("Landlock is not available in this kernel")
@@ -74,16 +90,16 @@ def confine(read: Iterable[str], write: Iterable[str]) -> int:
     if abi >= 6:
         attr += struct.pack("=Q", _SCOPED)
     buffer = ctypes.create_string_buffer(attr, len(attr))
-    ruleset = _libc.syscall(_CREATE_RULESET, buffer, len(attr), 0)
+    ruleset = libc.syscall(_CREATE_RULESET, buffer, len(attr), 0)
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
         for paths, rights in ((read, _READ), (write, fs)):
             for path in paths:
                 _allow(int(ruleset), path, rights)
-        if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-        if _libc.syscall(_RESTRICT_SELF, ctypes.c_int(int(ruleset)), 0) != 0:
+        if libc.syscall(_RESTRICT_SELF, ctypes.c_int(int(ruleset)), 0) != 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(int(ruleset))
@@ -91,6 +107,9 @@ def confine(read: Iterable[str], write: Iterable[str]) -> int:
 
 
 def _allow(ruleset: int, path: str, rights: int) -> None:
+    import ctypes
+    import struct
+
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:
@@ -99,7 +118,7 @@ def _allow(ruleset: int, path: str, rights: int) -> None:
         if not os.path.isdir(path):
             rights &= _EXECUTE | _WRITE_FILE | _READ_FILE | (1 << 14) | (1 << 15)  # file rights only
         rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
-        if _libc.syscall(_ADD_RULE, ctypes.c_int(ruleset), _RULE_PATH_BENEATH, rule, 0) != 0:
+        if _libc().syscall(_ADD_RULE, ctypes.c_int(ruleset), _RULE_PATH_BENEATH, rule, 0) != 0:
             raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
     finally:
         os.close(fd)
@@ -110,6 +129,8 @@ def confine_from_env() -> int:
     spec = os.environ.pop(ENV, None)
     if not spec:
         return 0
+    import json
+
     rules = json.loads(spec)
     return confine(rules.get("read", []), rules.get("write", []))
 
