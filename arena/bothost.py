@@ -3,11 +3,18 @@
     python -m arena.bothost --file bots/random/bot.py --name random --version 1.0.0
     python -m arena.bothost --module my_package.my_bot --name mine --version 2.1
 
-It loads the bot's module with pluggy (hooks in :mod:`arena.sdk`), then answers the
-referee's messages on stdin/stdout until ``bye`` or end of input.  The bot's own
-``print`` output goes to stderr, so it can never corrupt the protocol stream.  An
-exception in the bot's code ends the process with the traceback on stderr, which the
-referee records as a crash.
+It loads the bot's module, finds its hook implementations (marked with
+:data:`arena.sdk.hookimpl`), then answers the referee's messages on stdin/stdout until
+``bye`` or end of input.  The bot's own ``print`` output goes to stderr, so it can never
+corrupt the protocol stream.  An exception in the bot's code ends the process with the
+traceback on stderr, which the referee records as a crash.
+
+Everything before the ``hello`` reply counts against the bot's start-up, so this module
+imports only what that needs.  Plain hook functions (nearly every bot) are called
+directly, with the arguments they name, as pluggy would call them; pluggy itself (whose
+import costs ~10 ms) loads only for a bot whose hooks need more: wrappers, ``specname``,
+methods, decorated functions, or arguments that are not in the hook specification
+(pluggy then reports the error).
 """
 
 from __future__ import annotations
@@ -17,17 +24,27 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Callable
-from types import ModuleType
-from typing import Any, BinaryIO
-
-import pluggy
+from types import FunctionType, MethodType, ModuleType
 
 from arena import PROTOCOL_VERSION
 from arena.confine import confine_from_env, take_stdio_from_env
 from arena.sdk import PROJECT, BotSpec, MatchInfo
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, BinaryIO
+
+    _Hook = Callable[..., Any]
+    _Callers = tuple[_Hook, _Hook | None, _Hook | None, _Hook | None]
+
 __all__ = ["load_plugin", "serve"]
+
+_MARK = PROJECT + "_impl"
+_SPEC_ARGS = {  # the hooks' arguments, ``self`` left out, as pluggy reads them
+    name: code.co_varnames[1:code.co_argcount]
+    for name, code in ((n, getattr(BotSpec, n).__code__) for n in ("choose", "match_start", "on_event", "match_end"))
+}
 
 
 def load_plugin(file: str | None = None, module: str | None = None) -> ModuleType:
@@ -48,16 +65,46 @@ def load_plugin(file: str | None = None, module: str | None = None) -> ModuleTyp
     return plugin
 
 
-def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: BinaryIO) -> None:
+def direct_hooks(plugin: ModuleType) -> dict[str, tuple[Callable[..., Any], tuple[str, ...]]] | None:
+    """The module's hook implementations as ``{hook: (function, argument names)}``, when
+    each is a plain function that pluggy would call as ``function(*named arguments)``;
+    None when pluggy must register the module (see the module's docstring).
+
+    Discovery follows ``PluginManager.register``: every name of ``dir(plugin)``, looked
+    up without running descriptors, marked ``arena-bot_impl``; the argument names are the
+    positional parameters without defaults (those with defaults are never passed)."""
+    namespace = vars(plugin)
+    hooks: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {}
+    for name in dir(plugin):
+        value = namespace.get(name)
+        if type(value) is not FunctionType:
+            if isinstance(value, (MethodType, staticmethod, classmethod)) and (
+                    getattr(value, _MARK, None) is not None or getattr(value.__func__, _MARK, None) is not None):
+                return None  # a marked method: pluggy decides how to bind it
+            continue
+        marks = getattr(value, _MARK, None)
+        if not isinstance(marks, dict):
+            continue  # unmarked, or not pluggy's mark: pluggy ignores it too
+        if marks.get("specname"):
+            return None
+        if name not in _SPEC_ARGS:
+            continue  # no such hook: pluggy registers it, but nothing calls it
+        if (marks.get("wrapper") or marks.get("hookwrapper") or hasattr(value, "__wrapped__")
+                or "." in value.__qualname__.rsplit("<locals>.", 1)[-1]):  # a method's function
+            return None
+        code = value.__code__
+        argnames = code.co_varnames[:code.co_argcount]
+        if value.__defaults__:
+            argnames = argnames[:-len(value.__defaults__)]
+        if not set(argnames) <= set(_SPEC_ARGS[name]):
+            return None  # pluggy raises the validation error
+        hooks[name] = (value, argnames)
+    return hooks
+
+
+def serve(plugin: ModuleType, name: str, version: str, stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Answer the referee until ``bye`` or end of input."""
-    pm = pluggy.PluginManager(PROJECT)
-    pm.add_hookspecs(BotSpec)
-    pm.register(plugin)
-    hook = pm.hook
-    if not hook.choose.get_hookimpls():
-        raise SystemExit("bothost: the bot implements no `choose` hook")
-    choose = _chooser(hook.choose)
-    watches_events = bool(hook.on_event.get_hookimpls())
+    choose, match_start, on_event, match_end = _callers(plugin)
     out_fd = stdout.fileno()
 
     def send(data: bytes) -> None:
@@ -84,9 +131,9 @@ def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: Bina
     def deliver(events: list[dict[str, Any]]) -> None:
         assert match is not None
         match.events.extend(events)
-        if watches_events:
+        if on_event is not None:
             for event in events:
-                hook.on_event(event=event, match=match)
+                on_event(event, match)
 
     for line in stdin:
         message = decode(line)
@@ -98,14 +145,16 @@ def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: Bina
         elif type(message) is MatchStart:
             match = MatchInfo(message.match_id, message.variant, message.options, message.seat, message.players,
                               message.time)
-            hook.match_start(match=match)
+            if match_start is not None:
+                match_start(match)
         elif type(message) is Events:
             if match is not None:
                 deliver(message.events)
         elif type(message) is MatchEnd:
             if match is not None:
                 deliver(message.events)
-                hook.match_end(outcome=message.outcome, match=match)
+                if match_end is not None:
+                    match_end(message.outcome, match)
             match = None
         elif type(message) is Hello:
             raise SystemExit("bothost: the referee said hello twice")
@@ -115,19 +164,59 @@ def serve(plugin: object, name: str, version: str, stdin: BinaryIO, stdout: Bina
             return
 
 
-def _chooser(caller: pluggy.HookCaller) -> Callable[[dict[str, Any], list[str], MatchInfo | None], Any]:
-    """A function calling the bot's ``choose``: directly when a single plain implementation
-    exists (the hot path: pluggy's dispatch costs more than a trivial bot's decision)."""
-    impls = caller.get_hookimpls()
-    if len(impls) == 1 and not (impls[0].hookwrapper or impls[0].wrapper):
-        function, names = impls[0].function, impls[0].argnames
+def _callers(plugin: ModuleType) -> _Callers:
+    """Callables for ``choose``, ``match_start``, ``on_event`` and ``match_end`` taking
+    every argument of the hook's specification, in order (None: the bot has no such hook)."""
+    hooks = direct_hooks(plugin)
+    if hooks is None:
+        return _pluggy_callers(plugin)
+    if "choose" not in hooks:
+        raise SystemExit("bothost: the bot implements no `choose` hook")
+    callers: list[_Hook | None] = []
+    for hook in ("choose", "match_start", "on_event", "match_end"):
+        if hook not in hooks:
+            callers.append(None)
+            continue
+        function, argnames = hooks[hook]
+        spec = _SPEC_ARGS[hook]
+        if argnames == spec:
+            callers.append(function)
+        else:
+            callers.append(_picking(function, tuple(spec.index(n) for n in argnames)))
+    choose, match_start, on_event, match_end = callers
+    assert choose is not None
+    return choose, match_start, on_event, match_end
 
-        def direct(observation: dict[str, Any], legal: list[str], match: MatchInfo | None) -> Any:
-            given = {"observation": observation, "legal": legal, "match": match}
-            return function(*[given[n] for n in names])
 
-        return direct
-    return lambda observation, legal, match: caller(observation=observation, legal=legal, match=match)
+def _picking(function: Callable[..., Any], picks: tuple[int, ...]) -> Callable[..., Any]:
+    """``function`` called with the arguments at ``picks`` of those given."""
+    def call(*args: Any) -> Any:
+        return function(*[args[i] for i in picks])
+
+    return call
+
+
+def _pluggy_callers(plugin: ModuleType) -> _Callers:
+    """:func:`_callers` through a pluggy ``PluginManager``."""
+    import pluggy
+
+    manager = pluggy.PluginManager(PROJECT)
+    manager.add_hookspecs(BotSpec)
+    manager.register(plugin)
+    hook = manager.hook
+    if not hook.choose.get_hookimpls():
+        raise SystemExit("bothost: the bot implements no `choose` hook")
+
+    def caller(name: str) -> Callable[..., Any] | None:
+        hook_caller = getattr(hook, name)
+        if not hook_caller.get_hookimpls():
+            return None
+        spec = _SPEC_ARGS[name]
+        return lambda *args: hook_caller(**dict(zip(spec, args)))
+
+    choose = caller("choose")
+    assert choose is not None
+    return choose, caller("match_start"), caller("on_event"), caller("match_end")
 
 
 def _arguments(argv: list[str]) -> dict[str, str]:

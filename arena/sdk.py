@@ -14,31 +14,105 @@ for it.  The smallest bot::
 ``match`` (a :class:`MatchInfo`) gives the variant's rules for look-ahead: hand values
 with this match's options (``match.value(cards)``) and the rules engine itself
 (``match.rules.new_match(...)``) to simulate continuations from a guessed deal.
+
+Every bot process imports this module before it can answer the referee's ``hello``, so
+it imports nothing heavy: not pluggy (its ``inspect`` and ``typing`` imports alone cost
+a bot ~10 ms of start-up), not ``dataclasses``, not the rules engine.  ``hookimpl`` and
+``hookspec`` put the very marks on functions that ``pluggy.HookimplMarker("arena-bot")``
+and ``pluggy.HookspecMarker("arena-bot")`` would, so a pluggy ``PluginManager`` reads
+them as its own (the bot host uses one for the rare bot whose hooks need more than a
+direct call: see :mod:`arena.bothost`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
 
-import pluggy
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rules engine loads on first use: a bot that never needs it starts faster
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any, TypeVar
+
+    from pluggy import HookimplMarker, HookspecMarker
+
     from arena.cards import Card
     from arena.rules import HandValue, Variant
+
+    _F = TypeVar("_F", bound=Callable[..., object])
 
 __all__ = ["BotSpec", "MatchInfo", "PROJECT", "hookimpl", "hookspec"]
 
 PROJECT = "arena-bot"
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
-@dataclass
+class _HookspecMarker:
+    """``pluggy.HookspecMarker`` without importing pluggy: the same ``{project}_spec`` mark."""
+
+    __slots__ = ("project_name",)
+
+    def __init__(self, project_name: str) -> None:
+        self.project_name = project_name
+
+    def __call__(
+        self,
+        function: _F | None = None,
+        firstresult: bool = False,
+        historic: bool = False,
+        warn_on_impl: Warning | None = None,
+        warn_on_impl_args: Mapping[str, Warning] | None = None,
+    ) -> _F | Callable[[_F], _F]:
+        def mark(func: _F) -> _F:
+            if historic and firstresult:
+                raise ValueError("cannot have a historic firstresult hook")
+            setattr(func, self.project_name + "_spec", {
+                "firstresult": firstresult, "historic": historic, "warn_on_impl": warn_on_impl,
+                "warn_on_impl_args": warn_on_impl_args,
+            })
+            return func
+
+        return mark if function is None else mark(function)
+
+
+class _HookimplMarker:
+    """``pluggy.HookimplMarker`` without importing pluggy: the same ``{project}_impl`` mark."""
+
+    __slots__ = ("project_name",)
+
+    def __init__(self, project_name: str) -> None:
+        self.project_name = project_name
+
+    def __call__(
+        self,
+        function: _F | None = None,
+        hookwrapper: bool = False,
+        optionalhook: bool = False,
+        tryfirst: bool = False,
+        trylast: bool = False,
+        specname: str | None = None,
+        wrapper: bool = False,
+    ) -> _F | Callable[[_F], _F]:
+        def mark(func: _F) -> _F:
+            setattr(func, self.project_name + "_impl", {
+                "wrapper": wrapper, "hookwrapper": hookwrapper, "optionalhook": optionalhook,
+                "tryfirst": tryfirst, "trylast": trylast, "specname": specname,
+            })
+            return func
+
+        return mark if function is None else mark(function)
+
+
+if not TYPE_CHECKING:  # type checkers see pluggy's own markers, whose signatures these share
+    HookspecMarker, HookimplMarker = _HookspecMarker, _HookimplMarker
+
+hookspec = HookspecMarker(PROJECT)
+hookimpl = HookimplMarker(PROJECT)
+
+
 class MatchInfo:
-    """What a bot knows about the match it is playing, from the ``match_start`` message."""
+    """What a bot knows about the match it is playing, from the ``match_start`` message.
+
+    (A plain class rather than a dataclass: ``dataclasses`` imports ``inspect``, which
+    would delay every bot's start.)"""
 
     match_id: str
     variant: str
@@ -46,8 +120,31 @@ class MatchInfo:
     seat: int
     players: int
     time: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]]
     """Every event this seat has seen so far in the match, oldest first."""
+
+    _FIELDS = ("match_id", "variant", "options", "seat", "players", "time", "events")
+
+    def __init__(self, match_id: str, variant: str, options: dict[str, Any], seat: int, players: int,
+                 time: dict[str, Any], events: list[dict[str, Any]] | None = None) -> None:
+        self.match_id = match_id
+        self.variant = variant
+        self.options = options
+        self.seat = seat
+        self.players = players
+        self.time = time
+        self.events = [] if events is None else events
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__name__}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
     @cached_property
     def rules(self) -> Variant:
