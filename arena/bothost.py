@@ -140,7 +140,7 @@ def serve(plugin: ModuleType, name: str, version: str, stdin: BinaryIO, stdout: 
         if type(message) is Decide:
             if message.events:
                 deliver(message.events)
-            action = choose(message.observation, message.legal, match)
+            action = choose(message.observation, message.legal, match, message.time_left_ms)
             send(b'{"type":"action","id":%d,"action":%s}\n' % (message.id, encode(action)))
         elif type(message) is MatchStart:
             match = MatchInfo(message.match_id, message.variant, message.options, message.seat, message.players,

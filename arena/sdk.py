@@ -170,12 +170,17 @@ class BotSpec:
     """The hooks a Python bot may implement.  Only ``choose`` is required.
 
     pluggy passes each implementation only the arguments it names, so
-    ``def choose(legal)`` is as valid as ``def choose(observation, legal, match)``.
+    ``def choose(legal)`` is as valid as ``def choose(observation, legal, match, time_left_ms)``.
     """
 
     @hookspec(firstresult=True)
-    def choose(self, observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:  # type: ignore[empty-body]
-        """Return one of ``legal`` (action texts such as ``"draw"``, ``"discard 6h"``)."""
+    def choose(  # type: ignore[empty-body]
+        self, observation: dict[str, Any], legal: list[str], match: MatchInfo, time_left_ms: int
+    ) -> str:
+        """Return one of ``legal`` (action texts such as ``"draw"``, ``"discard 6h"``).
+
+        ``time_left_ms``: how long this decision may take before it times out (the
+        referee's own clock: the pipes and the bot host's work count against it)."""
 
     @hookspec
     def match_start(self, match: MatchInfo) -> None:

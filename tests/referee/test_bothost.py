@@ -63,6 +63,47 @@ def actions(replies: list[dict[str, Any]]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------
+# time_left_ms
+
+
+TIME_LEFT_BOT = """
+    import sys
+    from arena.sdk import hookimpl
+
+    @hookimpl
+    def choose(legal, time_left_ms):
+        print("time_left_ms", time_left_ms, file=sys.stderr)
+        return legal[0] if time_left_ms > 2000 else legal[-1]
+"""
+
+
+def test_choose_may_ask_for_time_left_ms(tmp_path: Path) -> None:
+    """A ``choose`` that names ``time_left_ms`` gets the decision's allowance, as sent."""
+    bot = write_bot(tmp_path, TIME_LEFT_BOT).folder
+    assert bot is not None
+    replies, stderr, status = converse(
+        bot / "bot.py", [HELLO, START, decide(1, 16000), decide(3, 1500), {"type": "bye"}],
+    )
+    assert status == 0, stderr
+    assert replies[0] == {"type": "hello", "name": "host-test", "version": "1.0.0", "protocol": 1}
+    assert actions(replies) == ["draw", "knock"]
+    assert [r["id"] for r in replies[1:]] == [1, 3]
+    assert "time_left_ms 16000" in stderr and "time_left_ms 1500" in stderr
+
+
+def test_time_left_ms_reaches_a_bot_in_a_real_match(tmp_path: Path) -> None:
+    """Through the referee: the first decision's ``time_left_ms`` is move + first move +
+    bank (the documented total), later ones at most move + bank."""
+    bot = write_bot(tmp_path / "timer", TIME_LEFT_BOT, name="timer")
+    played = play([bot, "random"], time_control=FAST, wait_for_stderr={0: b"time_left_ms"})
+    assert played.result.faults == [], played.stderr[0]
+    seen = [int(line.split()[1]) for line in played.stderr[0].splitlines() if line.startswith("time_left_ms ")]
+    assert seen, played.stderr[0]
+    assert seen[0] == FAST.move_ms + FAST.first_move_ms + FAST.bank_ms
+    assert all(0 < t <= FAST.move_ms + FAST.bank_ms for t in seen[1:])
+
+
+# ---------------------------------------------------------------------------------------
 # direct calls and the pluggy fallback
 
 
@@ -82,8 +123,8 @@ IMPORT_WATCH_BOT = """
         print("event", event["action"], file=sys.stderr)
 
     @hookimpl
-    def choose(observation, legal, match):
-        print("choose", observation["seat"], match.match_id, "pluggy" in sys.modules, file=sys.stderr)
+    def choose(observation, legal, match, time_left_ms):
+        print("choose", observation["seat"], match.match_id, time_left_ms, "pluggy" in sys.modules, file=sys.stderr)
         return legal[1]
 
     @hookimpl
@@ -103,7 +144,7 @@ def test_plain_hooks_are_called_directly_with_the_arguments_they_name(tmp_path: 
     assert status == 0, stderr
     assert actions(replies) == ["knock"]
     lines = stderr.splitlines()
-    assert lines == ["at import: []", "match_start m1 0", "event draw", "choose 0 m1 False", "match_end test 1"]
+    assert lines == ["at import: []", "match_start m1 0", "event draw", "choose 0 m1 900 False", "match_end test 1"]
 
 
 FALLBACK_BOT = """
@@ -191,7 +232,7 @@ def test_direct_calls_name_the_arguments_pluggy_would_pass() -> None:
     parameters, any order: the direct path picks the same arguments as pluggy."""
 
     @hookimpl
-    def choose(match: Any, /, legal: list[str], observation: Any, tries: int = 3, *, loud: bool = False) -> str:
+    def choose(time_left_ms: int, /, legal: list[str], observation: Any, tries: int = 3, *, loud: bool = False) -> str:
         return legal[0]
 
     @hookimpl(tryfirst=True)
@@ -209,7 +250,7 @@ def test_direct_calls_name_the_arguments_pluggy_would_pass() -> None:
     hooks = direct_hooks(module)
     assert hooks is not None
     assert {name: argnames for name, (_, argnames) in hooks.items()} == _pluggy_argnames(module)
-    assert hooks["choose"][1] == ("match", "legal", "observation")
+    assert hooks["choose"][1] == ("time_left_ms", "legal", "observation")
     assert hooks["on_event"][1] == ("match",)
 
 
