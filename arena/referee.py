@@ -99,12 +99,15 @@ class FaultPolicy:
 
 
 class BotFault(Exception):
-    """A bot broke the protocol or the clock; ``kind`` is one of :data:`FAULT_KINDS`."""
+    """A bot broke the protocol or the clock; ``kind`` is one of :data:`FAULT_KINDS`.
 
-    def __init__(self, kind: str, detail: str) -> None:
+    ``label`` names the bot where the fault stands in for it (a bot that did not start)."""
+
+    def __init__(self, kind: str, detail: str, label: str = "?") -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+        self.label = label
 
 
 @dataclass(frozen=True)
@@ -447,17 +450,23 @@ async def open_bots(
     stopped it starting, per manifest.  Every process is killed on exit.
 
     ``sandbox`` is the set of isolation layers to launch behind (default: only rlimits
-    and an own session; :meth:`Sandbox.probe` finds every layer the machine offers)."""
+    and an own session; :meth:`Sandbox.probe` finds every layer the machine offers).
+    A :class:`SandboxError` (the arena cannot set a sandbox up, e.g. every sandbox user
+    is in use) is raised, not charged to the bot: the match cannot be played fairly."""
     box = sandbox or Sandbox()
+    refused: list[SandboxError] = []
     async with trio.open_nursery() as nursery:
-        bots: list[Bot | BotFault] = [BotFault("startup", "not started")] * len(manifests)
+        bots: list[Bot | BotFault] = [BotFault("startup", "not started", m.label) for m in manifests]
 
         async def start(i: int, manifest: BotManifest) -> None:
             argv = manifest.argv(box.python)
             try:
                 sandboxed = await box.launch(argv, manifest.folder, confines_itself=manifest.is_python)
-            except (OSError, SandboxError) as error:
-                bots[i] = BotFault("startup", f"cannot start {argv[0]!r}: {error}")
+            except SandboxError as error:  # the arena's failure, raised once every bot is gone
+                refused.append(error)
+                return
+            except OSError as error:  # the bot's command cannot run
+                bots[i] = BotFault("startup", f"cannot start {argv[0]!r}: {error}", manifest.label)
                 return
             bot = Bot(manifest, sandboxed, box.active)
             nursery.start_soon(bot.drain_stderr)
@@ -466,22 +475,24 @@ async def open_bots(
                 bots[i] = bot
             except BotFault as fault:
                 tail = bot.stderr_text(300).strip()
-                if tail and "stderr:" not in fault.detail:
-                    fault = BotFault(fault.kind, f"{fault.detail}; stderr: {tail}")
-                bots[i] = fault
+                detail = f"{fault.detail}; stderr: {tail}" if tail and "stderr:" not in fault.detail else fault.detail
+                bots[i] = BotFault(fault.kind, detail, manifest.label)
                 await bot.close(0)
 
         try:
             async with trio.open_nursery() as starters:
                 for i, manifest in enumerate(manifests):
                     starters.start_soon(start, i, manifest)
-            yield bots
+            if not refused:
+                yield bots
         finally:
             with trio.CancelScope(shield=True):
                 for bot in bots:
                     if isinstance(bot, Bot):
                         await bot.close()
             nursery.cancel_scope.cancel()
+    if refused:  # out here, not inside the nursery: callers get the error itself
+        raise refused[0]
 
 
 def _timeout(allowed_s: float) -> BotFault:
@@ -603,8 +614,7 @@ async def play_match(
         out = policy.mode == "forfeit" or dead or strikes[seat] >= policy.strikes
         penalty = "forfeit" if policy.mode == "forfeit" else ("disqualified" if out else "substituted")
         entrant = bots[seat]
-        label = entrant.label if isinstance(entrant, Bot) else "?"
-        faults.append(Fault(seat, label, error.kind, error.detail, request, penalty))
+        faults.append(Fault(seat, entrant.label, error.kind, error.detail, request, penalty))
         if out:
             state.forfeit(seat)
             if isinstance(entrant, Bot):
@@ -617,7 +627,7 @@ async def play_match(
 
     for seat, entrant in enumerate(bots):
         if isinstance(entrant, BotFault):
-            faults.append(Fault(seat, "?", entrant.kind, entrant.detail, 0, "forfeit"))
+            faults.append(Fault(seat, entrant.label, entrant.kind, entrant.detail, 0, "forfeit"))
             state.forfeit(seat)
     for seat, player in enumerate(live):
         if player is not None:
@@ -699,7 +709,7 @@ async def play_match(
         variant=variant.name,
         options=overrides,
         seed=seed,
-        bots=[b.label if isinstance(b, Bot) else "?" for b in bots],
+        bots=[b.label for b in bots],
         outcome=outcome,
         faults=faults,
         timings=timings,

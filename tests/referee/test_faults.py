@@ -30,6 +30,7 @@ from faulty import (
 
 from arena.protocol import MAX_LINE
 from arena.referee import STDERR_KEEP, Bot, BotFault, FaultPolicy, TimeControl, open_bots, play_match
+from arena.sandbox import Sandbox
 
 SEAT = 1
 """The faulty bot's seat (of 4)."""
@@ -282,6 +283,7 @@ def test_startup_fault_forfeits_the_seat_at_once(name: str, tmp_path: Path) -> N
     result = played.result
     assert [(f.seat, f.kind, f.decision, f.penalty) for f in result.faults] == [(SEAT, "startup", 0, "forfeit")]
     assert result.faults[0].detail == entrant.detail
+    assert result.faults[0].bot == result.bots[SEAT] == bad.label  # named, though it never said hello
     assert result.timings[SEAT].decisions == 0
     forfeit = played.forfeit_index(SEAT)
     assert not any(e["event"] == "action" for e in result.log[:forfeit]), "forfeited only after play began"
@@ -344,3 +346,27 @@ def test_line_limit_is_max_line_bytes_without_the_newline(length: int, fault: st
     assert kinds == ([] if fault is None else [(SEAT, fault)])
     if fault:
         assert f"a line of {length} bytes" in played.result.faults[0].detail
+
+
+def test_a_sandbox_the_arena_cannot_set_up_is_not_the_bots_fault(tmp_path: Path) -> None:
+    """Every sandbox user in use is the arena's failure: open_bots raises SandboxError
+    instead of recording a start-up fault against the bot."""
+    from arena.sandbox import SandboxError
+    from arena.sandbox.uids import UidPool
+
+    async def main() -> None:
+        box = await Sandbox.probe()
+        if not box.status["uid"].active:
+            pytest.skip(f"the uid layer is not active here: {box.status['uid'].why}")
+        pool = UidPool(lock_dir=tmp_path / "locks")  # a private pool: other runs keep theirs
+        held = [pool.acquire() for _ in range(len(pool))]
+        box._uids = pool
+        try:
+            with pytest.raises(SandboxError, match="in use"):
+                async with open_bots([manifest("random")], time_control=FAST, sandbox=box):
+                    raise AssertionError("the bot was launched without a user of its own")
+        finally:
+            for lease in held:
+                lease.release()
+
+    trio.run(main)
