@@ -25,6 +25,7 @@ process left, and removes the groups and the scratch folder.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import resource
@@ -203,6 +204,19 @@ def _bot_python() -> str:
             return str(candidate)
     raise SandboxError(f"no {version} interpreter that an unprivileged user can run (looked beside "
                        f"{own} and in /usr/bin, /usr/local/bin)")
+
+
+@functools.cache
+def _compile_package() -> None:
+    """Write current bytecode for the arena package, once per process.
+
+    Every Python bot imports the bot host, the SDK and later the protocol module, from a
+    folder it may only read (and with ``PYTHONDONTWRITEBYTECODE``): a module whose
+    bytecode is missing or older than its source is compiled again by every bot start
+    (several milliseconds each).  A package the arena may not write to is left as it is."""
+    import compileall
+
+    compileall.compile_dir(_PACKAGE, quiet=2, optimize=0)
 
 
 def _site_dirs() -> list[Path]:
@@ -419,6 +433,8 @@ class Sandbox:
         active = self.status
         if (active["landlock"].active or active["bwrap"].active) and not confines_itself:
             argv = [self.python, confine.__file__, "--", *argv]
+        if confines_itself:
+            _compile_package()
         try:
             lease = self._uids.acquire() if active["uid"].active and self._uids else None
         except RuntimeError as error:

@@ -9,8 +9,10 @@ only the arguments it names, and the direct way must not import pluggy at all.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import struct
 import subprocess
 import sys
 import textwrap
@@ -288,3 +290,32 @@ def test_match_info_compares_and_prints_by_value() -> None:
     assert a != b
     assert repr(a) == "MatchInfo(match_id='m', variant='scat', options={}, seat=0, players=2, time={'move_ms': 1}, " \
                       "events=[])"
+
+
+def _stale_bytecode(package: Path) -> list[str]:
+    """Modules of ``package`` whose bytecode is missing or does not match the source."""
+    stale = []
+    for source in package.rglob("*.py"):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        try:
+            header = cached.read_bytes()[:16]
+        except OSError:
+            stale.append(str(source))
+            continue
+        st = source.stat()
+        if header[:4] != importlib.util.MAGIC_NUMBER or header[8:16] != struct.pack(
+                "<II", int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF):
+            stale.append(str(source))
+    return stale
+
+
+def test_python_bots_start_from_current_bytecode(tmp_path: Path) -> None:
+    """A sandboxed bot may not write bytecode next to the arena's sources, so the launcher
+    writes it before the first Python bot starts: an edited module is not compiled again
+    by every bot."""
+    import arena
+
+    played = play([write_bot(tmp_path, "from arena.sdk import hookimpl\nchoose = hookimpl(lambda legal: legal[0])\n"),
+                   "random"], time_control=FAST)
+    assert played.result.faults == []
+    assert _stale_bytecode(Path(arena.__file__).parent) == []
