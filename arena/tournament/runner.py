@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import msgspec
 import trio
@@ -219,6 +219,20 @@ def lock(store: Store, name: str) -> Iterator[None]:
         os.close(fd)
 
 
+def _check_same_play(spec: TournamentSpec, before: dict[str, Any], played: int) -> None:
+    """RunError if the time control or fault policy changed since matches were stored:
+    a resumed run would rank matches played under different conditions together."""
+    now = spec.to_dict()
+    for table in ("time", "faults"):
+        old, new = before.get(table, now[table]), now[table]
+        changes = [f"{key} was {old.get(key)}, is {value}" for key, value in new.items() if old.get(key) != value]
+        if changes:
+            raise RunError(
+                f"{spec.locate(table)}: [{table}] changed since {played} matches of {spec.name!r} were played "
+                f"({'; '.join(changes)}), and rankings would mix the two. Restore it, or give the tournament "
+                "a new name (or another --db) to start afresh")
+
+
 def _find(store: Store, spec: TournamentSpec, ref: str, *where: str | int) -> VersionRow | BotManifest:
     try:
         return find(store, ref, spec.source.parent if spec.source else None)
@@ -382,6 +396,8 @@ def run_tournament(
         _check_filled(spec, tables, len(versions), observer)
         total = sum(len(t.matches) for t in tables)
         finished = store.finished_ids(spec.name)
+        if finished:
+            _check_same_play(spec, store.tournament_spec(spec.name) or {}, len(finished))
         todo = [rest for t in tables if (rest := t.remaining(finished)).matches]
         summary = RunSummary(spec.name, total, total - sum(len(t.matches) for t in todo))
         store.save_tournament(spec.name, {**spec.to_dict(), "versions": [v.id for v in versions]})

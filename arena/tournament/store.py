@@ -290,6 +290,11 @@ class Store:
                 (name, json.dumps(spec), now, now),
             )
 
+    def tournament_spec(self, name: str) -> dict[str, Any] | None:
+        """The spec recorded by the tournament's last run, None if it never ran here."""
+        row = self._db.execute("SELECT spec FROM tournaments WHERE name = ?", (name,)).fetchone()
+        return None if row is None else dict(json.loads(row["spec"]))
+
     def tournaments(self) -> list[tuple[str, int, float]]:
         """(name, matches stored, last update) of every tournament, most recent first."""
         rows = self._db.execute(

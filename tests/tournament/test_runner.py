@@ -251,6 +251,23 @@ def test_a_held_lock_refuses_the_run_and_changes_nothing(home: Path, bots: dict[
     assert not (home / "registry").exists()
 
 
+def test_a_changed_time_control_is_refused_once_matches_were_played(home: Path, bots: dict[str, Path]) -> None:
+    """Resuming under another clock would rank matches played under two rules together."""
+    entrants = [bots["random"], bots["threshold"]]
+    path, db = tournament_file(home, "clock", entrants), home / "arena.db"
+    assert arena("run", path, "--db", db, "-q").returncode == 0
+    played = stored_count(db, "clock")
+    tournament_file(home, "clock", entrants, move_ms=300)
+    result = arena("run", path, "--db", db, "-q")
+    line = path.read_text().splitlines().index("[time]") + 1
+    assert result.returncode == 2, result.stderr
+    assert f"{path}:{line}: [time] changed since {played} matches of 'clock' were played" in result.stderr
+    assert "(move_ms was 2000, is 300)" in result.stderr
+    assert stored_count(db, "clock") == played
+    tournament_file(home, "clock", entrants)  # restored: the run is a finished one again
+    assert arena("run", path, "--db", db, "-q").returncode == 0
+
+
 def test_a_tournament_whose_tables_no_entrants_fill_is_refused(home: Path, bots: dict[str, Path]) -> None:
     path = tournament_file(home, "empty", [bots["random"], bots["threshold"]], [("scat", [3, 4])])
     line = path.read_text().splitlines().index("[[variant]]") + 1
