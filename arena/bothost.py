@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import os
 import sys
 from types import FunctionType, MethodType, ModuleType
 
 from arena import PROTOCOL_VERSION
-from arena.confine import confine_from_env, take_stdio_from_env
+from arena.confine import confine_from_env, json_loads, json_string, take_stdio_from_env
 from arena.sdk import PROJECT, BotSpec, MatchInfo
 
 TYPE_CHECKING = False
@@ -114,11 +113,11 @@ def serve(plugin: ModuleType, name: str, version: str, stdin: BinaryIO, stdout: 
     # The referee's hello comes first.  Answer it before importing msgspec (13 ms of the
     # bot's start-up): the import then overlaps the referee's own work, and the first
     # decision has a larger time allowance anyway.
-    hello = json.loads(stdin.readline() or "{}")
+    hello = json_loads(stdin.readline() or "{}")
     if hello.get("type") != "hello":
         raise SystemExit(f"bothost: expected the referee's hello first, got {hello!r}")
-    send(json.dumps({"type": "hello", "name": name, "version": version, "protocol": PROTOCOL_VERSION}).encode()
-         + b"\n")
+    send(f'{{"type": "hello", "name": {json_string(name)}, "version": {json_string(version)}, '
+         f'"protocol": {PROTOCOL_VERSION}}}\n'.encode())
 
     import msgspec
 

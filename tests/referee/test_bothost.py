@@ -26,6 +26,7 @@ from faulty import FAST, play
 
 from arena.bothost import direct_hooks
 from arena.botspec import BotManifest, load_manifest
+from arena.confine import json_loads, json_string
 from arena.sdk import PROJECT, BotSpec, MatchInfo, hookimpl
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,7 +114,7 @@ IMPORT_WATCH_BOT = """
     import sys
     from arena.sdk import MatchInfo, hookimpl
 
-    HEAVY = ("pluggy", "inspect", "typing", "dataclasses", "ctypes", "platform", "arena.rules")
+    HEAVY = ("pluggy", "inspect", "typing", "dataclasses", "ctypes", "platform", "json", "re", "arena.rules")
     print("at import:", [m for m in HEAVY if m in sys.modules], file=sys.stderr)
 
     @hookimpl
@@ -319,3 +320,26 @@ def test_python_bots_start_from_current_bytecode(tmp_path: Path) -> None:
                    "random"], time_control=FAST)
     assert played.result.faults == []
     assert _stale_bytecode(Path(arena.__file__).parent) == []
+
+
+@pytest.mark.parametrize("text", [
+    '{"type":"hello","protocol":1,"arena":"0.1.0"}', ' {"a": [1, 2.5, -3e2, true, false, null, "\\u00e9\\n"]}\r\n',
+    b'{"read": ["/usr", "/tmp/caf\xc3\xa9"], "write": []}', "[]", '"x"', "12", '{"a": NaN, "b": -Infinity}',
+])
+def test_start_up_json_reads_what_json_reads(text: str | bytes) -> None:
+    """The bot host reads the hello (and the Landlock rules) without importing json."""
+    assert repr(json_loads(text)) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize("text", [" {bad", '{"a": 1} x', "", '{"a": 01}', "\ufeff{}", b"\xff{}"])
+def test_start_up_json_rejects_what_json_rejects(text: str | bytes) -> None:
+    with pytest.raises(ValueError) as theirs:
+        json.loads(text)
+    with pytest.raises(ValueError) as ours:
+        json_loads(text)
+    assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
+
+
+@pytest.mark.parametrize("text", ["random", "1.0.0-rc.1", 'quo"te\\', "caf\u00e9 \u2028 \U0001f600"])
+def test_start_up_json_writes_what_json_writes(text: str) -> None:
+    assert json_string(text) == json.dumps(text)
