@@ -139,6 +139,10 @@ class ThirtyOneState(MatchState):
         self._fresh = new_deck(o["deck"])
         self._decks = [check_deck(d, self._fresh) for d in decks or ()]
         n = players
+        self._rotations = [tuple((d + k) % n for k in range(1, n + 1)) for d in range(n)]
+        """Each dealer's seats from its left, itself last: the turn order before eliminations."""
+        self._deal_seed = derive_seed(seed, DEAL)
+        """derive_seed(seed, DEAL, r) is derive_seed(this, r): half the work per round."""
         if self._scoring == "points":
             self._rounds_total: int | None = o["rounds"] or 2 * n
             self._max_rounds: int = o["max_rounds"] or 500
@@ -341,7 +345,7 @@ class ThirtyOneState(MatchState):
         index = self._round - 1
         if index < len(self._decks):
             return Stock(self._decks[index])
-        return Stock(self._fresh, derive_seed(self.seed, DEAL, self._round))
+        return Stock(self._fresh, derive_seed(self._deal_seed, self._round))
 
     def _start_round(self) -> None:
         o = self.options
@@ -369,8 +373,11 @@ class ThirtyOneState(MatchState):
         hands = self.hands = [[] for _ in range(n)]
         per_pass = len(order) + (1 if o["widow"] else 0)
         dealt = deck.deal_many(3 * per_pass + 1)
-        for s, i in zip(order, range(len(order))):
-            hands[s] = dealt[i : 3 * per_pass : per_pass]
+        dealt_hands: dict[int, dict[str, Any]] = {}
+        for i, s in enumerate(order):  # one loop, no comprehension per seat: deals are hot
+            hand = hands[s] = dealt[i : 3 * per_pass : per_pass]
+            a, b, c = hand
+            dealt_hands[s] = {"hand": [NAMES[a], NAMES[b], NAMES[c]]}
         self.widow = dealt[len(order) : 3 * per_pass : per_pass] if o["widow"] else []
         self.widow_up = [False] * len(self.widow)
         self.pile = [dealt[-1]]
@@ -390,7 +397,7 @@ class ThirtyOneState(MatchState):
             public["widow"] = len(self.widow)
         if self._scoring == "chips":
             public["pot"] = self.pot
-        self.log.append(Event("deal", None, public, {s: {"hand": [NAMES[c] for c in hands[s]]} for s in order}))
+        self.log.append(Event("deal", None, public, dealt_hands))
         if not o["blitz_on_turn"] and not self._gate:
             self._check_blitz(order)
 
@@ -406,11 +413,18 @@ class ThirtyOneState(MatchState):
 
     def _check_blitz(self, seats: Sequence[int]) -> bool:
         """End the round if any of ``seats`` holds a blitz; True if it did."""
-        special = self._special
-        levels = [special(s) for s in seats]
-        top = max(levels)
+        hands = self.hands
+        top, holders = 0, []
+        for seat in seats:  # every seat at every deal: only a flush or trips needs the full test
+            a, b, c = hands[seat]
+            if a & 3 == b & 3 == c & 3 or a >> 2 == b >> 2 == c >> 2:
+                level = self._special(seat)
+                if level > top:
+                    top, holders = level, [seat]
+                elif level and level == top:
+                    holders.append(seat)
         if top:
-            self._blitz([s for s, level in zip(seats, levels) if level == top])
+            self._blitz(holders)
             return True
         return False
 
@@ -459,10 +473,8 @@ class ThirtyOneState(MatchState):
 
     def _turn_order(self) -> list[int]:
         """The seats still in, from the dealer's left."""
-        n = self.players
         active = self.active
-        dealer = self.dealer
-        return [seat for seat in [(dealer + k) % n for k in range(1, n + 1)] if active[seat]]
+        return [seat for seat in self._rotations[self.dealer] if active[seat]]
 
     def _reshuffle(self) -> None:
         self._stock_emptied = False
@@ -585,14 +597,18 @@ class ThirtyOneState(MatchState):
         key = _CHANGE_KEYS[self._scoring]
         amounts = [-c for c in change] if self._scoring == "lives" else change
         hands = self.hands
+        shown_hands, shown_values = {}, {}
+        for s, value in shown.items():  # one loop for both: every round ends here
+            shown_hands[_SEAT_KEYS[s]] = [NAMES[c] for c in hands[s]]
+            shown_values[_SEAT_KEYS[s]] = json_number(value)
         self.log.append(Event("round_end", None, {
             "end": end,
             key: amounts,
             "cancelled": cancelled,
             "knocker": self.knocker if self.knocker >= 0 else None,
             "blitz": list(blitzers),
-            "hands": {_SEAT_KEYS[s]: [NAMES[c] for c in hands[s]] for s in shown},
-            "values": {_SEAT_KEYS[s]: json_number(v) for s, v in shown.items()},
+            "hands": shown_hands,
+            "values": shown_values,
             "eliminated": eliminated,
             self._scoring: list(self.standing),
         }))
