@@ -9,7 +9,9 @@ In one run:
   every sandbox layer this machine offers; decisions and matches per second of the whole
   run (scheduling, worker start-up, bots, referee, store, ratings);
 * **bare ceiling**: one blocking pipe ping-pong pair pinned to each core, all at once,
-  with lines of the protocol's average request and reply sizes;
+  with lines of the protocol's average request and reply sizes (the target's ceiling),
+  and beside it the same with four children per core asked in turn, a table's layout
+  (see ``benchmarks/ipc.py``: four processes sharing a core cost more per round trip);
 * **storing + rating**: time spent in ``Store.record`` and in the final ratings, as a
   share of the N-worker run.
 
@@ -97,16 +99,18 @@ def tournament_run(entrants: int, deals: int, workers: int) -> tuple[float, floa
         return (summary.decisions / wall, summary.played / wall, (store.record_s + rating_s) / wall, summary.played)
 
 
-def _pinned_pingpong(core: int, request: int, reply: int, rounds: int, results: multiprocessing.Queue[float]) -> None:
+def _pinned_pingpong(core: int, request: int, reply: int, rounds: int, children: int,
+                     results: multiprocessing.Queue[float]) -> None:
     os.sched_setaffinity(0, {core})
-    results.put(pingpong_run(request, reply, rounds))
+    results.put(pingpong_run(request, reply, rounds, children))
 
 
-def ceiling(request: int, reply: int, rounds: int = 40_000) -> float:
-    """Round trips/s of one blocking ping-pong pair pinned to each core, all at once."""
+def ceiling(request: int, reply: int, rounds: int = 40_000, children: int = 1) -> float:
+    """Round trips/s of one blocking ping-pong parent pinned to each core, all at once,
+    each with ``children`` children asked in turn (1: the bare pairs)."""
     cores = sorted(os.sched_getaffinity(0))
     results: multiprocessing.Queue[float] = multiprocessing.Queue()
-    runners = [multiprocessing.Process(target=_pinned_pingpong, args=(c, request, reply, rounds, results))
+    runners = [multiprocessing.Process(target=_pinned_pingpong, args=(c, request, reply, rounds, children, results))
                for c in cores]
     for p in runners:
         p.start()
@@ -124,17 +128,21 @@ def main() -> int:
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     request, reply = _message_sizes(4, 1)
-    one, many, bare = [], [], []
+    one, many, bare, seated = [], [], [], []
     for _ in range(args.repeats):  # interleaved, so drifting machine load hits all alike
         one.append(tournament_run(args.entrants, args.deals, 1))
         many.append(tournament_run(args.entrants, args.deals, cores))
         bare.append(ceiling(request, reply))
+        seated.append(ceiling(request, reply, children=4))
     one_rate = statistics.median(r[0] for r in one)
     many_rate = statistics.median(r[0] for r in many)
     bare_rate = statistics.median(bare)
+    seated_rate = statistics.median(seated)
     overhead = statistics.median(r[2] for r in many)
     rows = [
         [f"bare ceiling: {cores} blocking ping-pong pairs, one per core", f"{bare_rate:,.0f}", "-", "1.00"],
+        ["the same with 4 children per core asked in turn (a table's layout)", f"{seated_rate:,.0f}", "-",
+         f"{seated_rate / bare_rate:.2f}"],
         ["tournament, 1 worker", f"{one_rate:,.0f}", f"{statistics.median(r[1] for r in one):,.1f}",
          f"{one_rate / bare_rate:.2f}"],
         [f"tournament, {cores} workers", f"{many_rate:,.0f}", f"{statistics.median(r[1] for r in many):,.1f}",

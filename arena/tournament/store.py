@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Self
 
 __all__ = [
     "DEFAULT_DB",
@@ -206,7 +206,7 @@ class Store:
         """Close the connection (finished transactions are already on disk)."""
         self._db.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
