@@ -25,7 +25,9 @@ sampled state numbers seats ``0..k-1``; :attr:`Knowledge.seats` maps them back.
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -79,6 +81,9 @@ class Knowledge:
     gone: set[int] = field(default_factory=set)
     """Real seats that forfeited during the round."""
 
+    gave: dict[int, list[Card]] = field(default_factory=dict)
+    """History index of a ``swap_all`` -> the cards its player gave (shown face up)."""
+
     def sample(self, rng: random.Random, value: Value | None = None) -> list[Card]:
         """A full deck order: every card the seat has seen where it must be, the blanks filled
         with a random arrangement of the pool.
@@ -90,9 +95,15 @@ class Knowledge:
         (at most :data:`MAX_PASSED`), keeping the best hand each time, as a player who throws
         its worst card would; the cards it passes over go back to the pool.
         """
+        return self.deal(rng, value)[0]
+
+    def deal(self, rng: random.Random, value: Value | None = None) -> tuple[list[Card], dict[int, list[Card]]]:
+        """:meth:`sample`, and the unseen cards each opponent holds now in that deck (by real
+        seat): the cards at the positions it held unseen and has not thrown."""
         pool = self.pool[:]
         rng.shuffle(pool)
         deck = self.positions[:]
+        holding: dict[int, list[int]] = {}
         for seat, moves in self.unseen.items():
             slots: list[int] = []
             passed = 0
@@ -102,6 +113,7 @@ class Knowledge:
                 else:
                     deck[slots.pop(rng.randrange(len(slots)))] = card
                     passed += 1
+            holding[seat] = slots
             if value is not None and slots and seat not in self.gone and len(slots) + len(self.known[seat]) == 3:
                 extra = min(passed, MAX_PASSED, len(pool) - len(slots))
                 drawn = [pool.pop() for _ in range(len(slots) + extra)]
@@ -112,7 +124,8 @@ class Knowledge:
         if value is not None:
             rng.shuffle(pool)
         fill = iter(pool)
-        return [card if card is not None else next(fill) for card in deck]
+        full = [card if card is not None else next(fill) for card in deck]
+        return full, {seat: [full[p] for p in slots] for seat, slots in holding.items()}
 
 
 def _keep_best(known: list[Card], drawn: list[Card], size: int, value: Value) -> tuple[list[Card], list[Card]]:
@@ -153,6 +166,7 @@ class _Reader(ABC):
         self.table: list[list[Place]] = []
         self.history: list[tuple[int, Action | None]] = []
         self.gone: set[int] = set()
+        self.gave: dict[int, list[Card]] = {}
         self.dealer = self.sim[dealer]
         k = len(self.seats)
         self.order = [self.seats[(self.dealer + 1 + i) % k] for i in range(k)]
@@ -232,6 +246,7 @@ class _Reader(ABC):
             known={s: cards[:] for s, cards in self.known.items() if s not in self.gone},
             unseen=self.unseen,
             gone=self.gone,
+            gave=self.gave,
         )
 
 
@@ -302,6 +317,7 @@ class _WidowReader(_Reader):
         elif kind == "swap_all":
             h = int(words[1]) if len(words) > 1 and words[1].isdigit() else 0
             gave = [parse_card(str(c)) for c in event["gave"]]
+            self.gave[len(self.history) - 1] = gave
             received = _received(event, 3)
             for card in gave:
                 self.let_go(seat, card)
@@ -396,6 +412,7 @@ def replay(
     knowledge: Knowledge,
     deck: list[Card],
     declined: Declined | None = None,
+    declines: list[int] | None = None,
 ) -> tuple[MatchState, float] | None:
     """The round rebuilt from ``deck`` with the engine and its actions played again, and how
     likely the opponents' choices were on this deal; None if the deal contradicts the history
@@ -403,22 +420,27 @@ def replay(
 
     ``declined`` gives the chance that a seat would not knock with the hand it holds in a
     state where it could knock; each time an opponent played on instead, the deal's
-    likelihood is multiplied by it (1.0 without ``declined``).  ``options`` are the match's
+    likelihood is multiplied by it (1.0 without ``declined``); ``declines``, if given, collects
+    the history indices of those choices.  ``options`` are the match's
     resolved options (``MatchInfo.resolved_options``): the family builds the state from
     them directly, without resolving them again."""
     likelihood = 1.0
     try:
         state: Any = variant.family.new_match(variant, len(knowledge.seats), {**options, **ONE_ROUND},
                                               REPLAY_SEED, [deck], knowledge.dealer)
-        for seat, action in knowledge.history:
+        watch = declined is not None or declines is not None
+        for index, (seat, action) in enumerate(knowledge.history):
             if action is None:
                 state.forfeit(seat)
                 continue
             if state.is_over or state.to_move != seat:
                 return None
-            if declined is not None and seat != knowledge.me and action.kind != "knock" and state.knocker < 0 \
+            if watch and seat != knowledge.me and action.kind != "knock" and state.knocker < 0 \
                     and any(a.kind == "knock" for a in state.legal_actions()):
-                likelihood *= declined(state, seat)
+                if declined is not None:
+                    likelihood *= declined(state, seat)
+                if declines is not None:
+                    declines.append(index)
             state.apply(action)
     except RulesError:
         return None
@@ -434,15 +456,23 @@ def sample_state(
     rng: random.Random,
     value: Value | None = None,
     declined: Declined | None = None,
+    declines: list[int] | None = None,
+    deadline: float = math.inf,
 ) -> tuple[list[Card], MatchState] | None:
     """A deal consistent with everything the seat has seen, and the round replayed on it.
 
-    ``value``: see :meth:`Knowledge.sample`; ``declined``: see :func:`replay`.  A deal is
-    kept with probability its likelihood (at least :data:`MIN_ACCEPT`, so that an opponent
-    who plays unlike the model cannot starve the search)."""
+    ``value``: see :meth:`Knowledge.sample`; ``declined`` and ``declines``: see :func:`replay`
+    (``declines`` is filled from the deal returned).  A deal is kept with probability its
+    likelihood (at least :data:`MIN_ACCEPT`, so that an opponent who plays unlike the model
+    cannot starve the search).  No new deal is tried after ``deadline`` (a
+    ``time.perf_counter`` time)."""
     for _ in range(MAX_TRIES):
+        if time.perf_counter() >= deadline:
+            return None
         deck = knowledge.sample(rng, value)
-        replayed = replay(variant, options, knowledge, deck, declined)
+        if declines is not None:
+            declines.clear()
+        replayed = replay(variant, options, knowledge, deck, declined, declines)
         if replayed is not None and rng.random() < max(replayed[1], MIN_ACCEPT):
             return deck, replayed[0]
     return None

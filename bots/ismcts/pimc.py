@@ -21,6 +21,7 @@ from typing import Any
 
 from infoset import Knowledge, replay, sample_state
 from playout import Playout
+from redeal import Redealer, clone
 
 from arena.rules import Action, Variant
 
@@ -99,24 +100,43 @@ def search(
     not even one deal fitted in the time).
     """
     tallies = [Tally(text, Action.parse(text)) for text in candidates]
+    declines: list[int] = []
+    first = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, declines, deadline)
+    if first is None:
+        return tallies
+    redealer = None
+    if Redealer.serves(variant.family.name, knowledge):
+        redealer = Redealer(knowledge, first[1], declines, policy, options)
     slowest = 0.0
     deals = 0
     while deals < MAX_DEALS:
         began = time.perf_counter()
         if began + slowest >= deadline:
             break
-        sampled = sample_state(variant, options, knowledge, rng, policy.value, policy.declined)
-        if sampled is None:
-            break
-        deck, first = sampled
-        results = []
-        for i, tally in enumerate(tallies):
-            replayed = (first, 1.0) if i == 0 else replay(variant, options, knowledge, deck)
-            if replayed is None:
+        if deals == 0:
+            deck, state = first
+        elif redealer is not None:
+            redealt = redealer.sample(rng)
+            if redealt is None:
                 break
-            state = replayed[0]
-            state.apply(tally.action)
-            results.append(utility(policy.finish_round(state)))
+            state = redealt
+        else:
+            sampled = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, deadline=deadline)
+            if sampled is None:
+                break
+            deck, state = sampled
+        results = []
+        last = len(tallies) - 1
+        for i, tally in enumerate(tallies):
+            if redealer is not None:  # the template (deal 0) is never played on
+                played = state if i == last and deals > 0 else clone(state)
+            else:
+                replayed = (state, 1.0) if i == 0 else replay(variant, options, knowledge, deck)
+                if replayed is None:
+                    break
+                played = replayed[0]
+            played.apply(tally.action)
+            results.append(utility(policy.finish_round(played)))
         else:
             for tally, result in zip(tallies, results):
                 tally.results.append(result)

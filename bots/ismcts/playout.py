@@ -106,8 +106,12 @@ class Playout(ABC):
     def declined(self, state: Any, seat: int) -> float:
         """The chance that ``seat`` plays on rather than knocks holding its hand in ``state``:
         a logistic step down around the policy's knock threshold."""
-        margin = (self.value(state.hands[seat]) - self.knock_by_seat.get(seat, self.knock_at)) / self.softness
-        return 1.0 / (1.0 + math.exp(min(margin, 50.0)))
+        return self.declined_hand(state.hands[seat], seat)
+
+    def declined_hand(self, hand: Sequence[Card], seat: int) -> float:
+        """The chance that ``seat`` plays on rather than knocks holding ``hand``."""
+        margin = (self.value(hand) - self.knock_by_seat.get(seat, self.knock_at)) / self.softness
+        return 1.0 / (1.0 + math.exp(max(-50.0, min(margin, 50.0))))
 
     def value3(self, a: Card, b: Card, c: Card) -> float:
         """The value of the hand ``a b c`` (rollouts value the same hands again and again)."""
