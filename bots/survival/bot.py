@@ -33,6 +33,9 @@ LATE_CAP = 27.0
 DECK32_SHIFT = 4.0
 """Added with the 32-card deck, where every card is a 7 or more and hands run about 4 higher."""
 BLITZ = 31.0
+KEEP_AT = 16.0
+"""Schwimmen: the dealer keeps a hand worth this or more, else takes the widow unseen (the
+average value of three random cards of the 32-card deck is 15.8)."""
 TURN_ENDS = ("discard", "knock", "stand", "exchange")
 """Action kinds that end a seat's turn."""
 
@@ -114,19 +117,72 @@ def choose_turn(observation: Mapping[str, Any], legal: Sequence[str], match: Mat
     return legal[0]
 
 
+class WidowTurns:
+    """Schwimmen: the bot's turns this round on which it could knock (its "first turn" is the
+    first of them: nobody may knock before every player has had a turn)."""
+
+    def __init__(self) -> None:
+        self.round = -1
+        self.knockable = 0
+
+    def count(self, observation: Mapping[str, Any], legal: Sequence[str]) -> int:
+        """Earlier turns of this round with knocking allowed; counts this one if it is one."""
+        if observation["round"] != self.round:
+            self.round, self.knockable = observation["round"], 0
+        earlier = self.knockable
+        if "knock" in legal:
+            self.knockable += 1
+        return earlier
+
+
+def swap_result(hand: Sequence[Card], action: str, widow: Sequence[Card]) -> list[Card] | None:
+    """Schwimmen: the hand after ``swap_one GIVE TAKE`` or ``swap_all``; None for other actions."""
+    words = action.split()
+    if words[0] == "swap_one":
+        give, take = parse_card(words[1]), parse_card(words[2])
+        return [take if c == give else c for c in hand]
+    if words[0] == "swap_all":
+        return list(widow)
+    return None
+
+
+def choose_widow(observation: Mapping[str, Any], legal: Sequence[str], match: MatchInfo, turns: WidowTurns) -> str:
+    """Schwimmen: the survival table on the first turn knocking is allowed, greedy swaps."""
+    hand = [parse_card(c) for c in observation["hand"]]
+    value = match.value(hand).value
+    if observation["phase"] == "choice":
+        return "keep" if value >= KEEP_AT else "swap_hand"
+    taken = turns.count(observation, legal)
+    if "knock" in legal:
+        players, place = turn_place(observation)
+        if value >= knock_threshold(players, place, taken, match.resolved_options):
+            return "knock"
+    widow = [parse_card(c) for c in observation["widow"]]
+    options = [(match.value(after).value, action) for action in legal
+               if (after := swap_result(hand, action, widow)) is not None]
+    best = max(options, default=None)
+    if best is not None and best[0] > value:
+        return best[1]
+    return "pass" if "pass" in legal else legal[0]
+
+
 _hands: Hands | None = None
+_turns = WidowTurns()
 
 
 @hookimpl
 def match_start(match: MatchInfo) -> None:
-    global _hands
+    global _hands, _turns
     _hands = Hands(match.resolved_options)
+    _turns = WidowTurns()
 
 
 @hookimpl
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     if len(legal) == 1:
         return legal[0]
+    if "widow" in observation and match.rules.family.name == "widow":
+        return choose_widow(observation, legal, match, _turns)
     hands = _hands or Hands(match.resolved_options)
     if observation["phase"] == "discard":
         return hands.discard([parse_card(c) for c in observation["hand"]], legal)

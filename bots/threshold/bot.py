@@ -15,6 +15,10 @@ from arena.sdk import MatchInfo, hookimpl
 BASE_THRESHOLD = 25.0
 """Knock at this value or more when a top hand is worth 31 (see bot.toml notes)."""
 
+KEEP_AT = 16.0
+"""Schwimmen: the dealer keeps a hand worth this or more, else takes the widow unseen (the
+average value of three random cards of the 32-card deck is 15.8)."""
+
 _values: dict[tuple[str, ...], tuple[float, tuple[Any, ...]]] = {}
 _threshold = BASE_THRESHOLD
 
@@ -114,10 +118,40 @@ def _points(card: str) -> int:
     return 11 if rank == "A" else 10 if rank in "TJQK" else int(rank)
 
 
+def swap_result(hand: list[str], action: str, widow: list[str]) -> list[str] | None:
+    """Schwimmen: the hand after ``swap_one GIVE TAKE`` or ``swap_all``; None for other actions."""
+    words = action.split()
+    if words[0] == "swap_one":
+        return [words[2] if c == words[1] else c for c in hand]
+    if words[0] == "swap_all":
+        return list(widow)
+    return None
+
+
+def choose_widow(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
+    """Schwimmen: the same rule of thumb with the face-up widow in place of the discard pile."""
+    hand: list[str] = observation["hand"]
+    current = rate(match, hand)
+    if observation["phase"] == "choice":
+        return "keep" if current[0] >= KEEP_AT else "swap_hand"
+    if "knock" in legal and (current[0] >= _threshold or current[0] >= 100.0):
+        return "knock"
+    widow: list[str] = observation["widow"]
+    options = [(rate(match, after), action) for action in legal
+               if (after := swap_result(hand, action, widow)) is not None]
+    if options:
+        best = max(options)
+        if best[0] > current:
+            return best[1]
+    return "pass" if "pass" in legal else legal[0]
+
+
 @hookimpl
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     if len(legal) == 1:
         return legal[0]
+    if "widow" in observation and match.rules.family.name == "widow":
+        return choose_widow(observation, legal, match)
     if observation.get("phase") == "discard":
         return choose_discard(observation, legal, match)
     return choose_turn(observation, legal, match)

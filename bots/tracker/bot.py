@@ -28,6 +28,11 @@ TAKE_REACH = 30.0
 BLITZ = 31.0
 ACES = 12
 """Rank index of the ace."""
+KEEP_AT = 16.0
+"""Schwimmen: the dealer keeps a hand worth this or more, else takes the widow unseen (the
+average value of three random cards of the 32-card deck is 15.8)."""
+WIDOW_ACTIONS = ("swap_one", "swap_all", "swap_hand")
+"""Schwimmen's actions that move cards between a hand and the widow."""
 
 get_variant("scat")  # load the variant registry now, before the referee starts the clock
 
@@ -38,12 +43,22 @@ class Memory:
     def __init__(self) -> None:
         self.known: dict[int, list[str]] = {}
         self.turns: dict[int, int] = {}
+        self.widow: list[str] = []
+        """Schwimmen: the face-up widow as the events showed it."""
+        self.knockable = 0
+        """Schwimmen: the bot's turns this round on which knocking was allowed."""
 
     def follow(self, event: Mapping[str, Any]) -> None:
         kind = event.get("event")
         if kind == "round_start":
             self.known.clear()
             self.turns.clear()
+            self.widow = []
+            self.knockable = 0
+        elif kind in ("turn_up", "new_widow"):
+            self.widow = [str(c) for c in event["cards"]]
+        elif kind == "action" and str(event["action"]).split()[0] in WIDOW_ACTIONS:
+            self.follow_widow(int(event["seat"]), str(event["action"]).split(), event)
         elif kind == "action":
             seat = int(event["seat"])
             words = str(event["action"]).split()
@@ -58,6 +73,21 @@ class Memory:
             if words[0] in ("discard", "knock", "stand", "exchange"):
                 self.turns[seat] = self.turns.get(seat, 0) + 1
 
+    def follow_widow(self, seat: int, words: list[str], event: Mapping[str, Any]) -> None:
+        """Schwimmen: a swap moves cards between a hand and the face-up widow."""
+        held = self.known.setdefault(seat, [])
+        if words[0] == "swap_one":
+            give, take = words[1], words[2]
+            if give in held:
+                held.remove(give)
+            held.append(take)
+            self.widow = [give if c == take else c for c in self.widow]
+        elif words[0] == "swap_all":
+            held[:] = self.widow
+            self.widow = [str(c) for c in event["gave"]]
+        elif words[0] == "swap_hand":
+            held.clear()  # the dealer took the widow unseen
+
 
 class Tracker:
     """Decisions under one match's options."""
@@ -66,7 +96,8 @@ class Tracker:
         self.match = match
         options = match.resolved_options
         self.trips, self.aces = special_values(options["trips"], options["three_aces"])
-        self.aces_blitz = options["three_aces"] == "33"
+        self.aces_blitz = options["three_aces"] == "33" or (
+            options.get("special_hands") == "schwimmen" and options["three_aces"] != "none")  # Feuer
         self.memory = Memory()
 
     def value(self, cards: Sequence[Card]) -> float:
@@ -74,6 +105,8 @@ class Tracker:
 
     def choose(self, observation: Mapping[str, Any], legal: Sequence[str]) -> str:
         hand = [parse_card(c) for c in observation["hand"]]
+        if "widow" in observation and self.match.rules.family.name == "widow":
+            return self.choose_widow(observation, hand, legal)
         if observation["phase"] == "discard":
             return self.discard(observation, hand, legal)
         value = self.value(hand)
@@ -92,6 +125,36 @@ class Tracker:
             if action in legal:
                 return action
         return legal[0]
+
+    def choose_widow(self, observation: Mapping[str, Any], hand: list[Card], legal: Sequence[str]) -> str:
+        """Schwimmen: knock at 22 on the first turn knocking is allowed and 30 later; swap when
+        it gains 7 or reaches 30, never laying down a card that gives the next player 31."""
+        value = self.match.value(hand).value
+        if observation["phase"] == "choice":
+            return "keep" if value >= KEEP_AT else "swap_hand"
+        if "knock" in legal:
+            first = self.memory.knockable == 0
+            self.memory.knockable += 1
+            if value >= (FIRST_ROUND_KNOCK if first else LATER_KNOCK):
+                return "knock"
+        widow = [parse_card(c) for c in observation["widow"]]
+        feeds = self.feeds_blitz(observation)
+        options = []
+        for action in legal:
+            words = action.split()
+            if words[0] == "swap_one":
+                give, take = parse_card(words[1]), parse_card(words[2])
+                after, given = [take if c == give else c for c in hand], [give]
+            elif words[0] == "swap_all":
+                after, given = widow, hand
+            else:
+                continue
+            if not any(feeds(card) for card in given):
+                options.append((self.match.value(after).value, action))
+        best = max(options, default=None)
+        if best is not None and (best[0] - value >= TAKE_GAIN or (best[0] >= TAKE_REACH and best[0] > value)):
+            return best[1]
+        return "pass" if "pass" in legal else legal[0]
 
     def discard(self, observation: Mapping[str, Any], hand: Sequence[Card], legal: Sequence[str]) -> str:
         """The discard leaving the best hand among those that do not hand the next player a

@@ -94,3 +94,54 @@ def test_tracker_takes_on_a_gain_of_seven_or_a_30() -> None:
     legal = ["draw", "take", "knock"]
     assert _tracker(ROUND).choose({**turn, "discard_top": "7c"}, legal) == "take"  # 10 -> 17
     assert _tracker(ROUND).choose({**turn, "discard_top": "5c"}, legal) == "draw"  # 10 -> 15
+
+
+SCHWIMMEN = get_variant("schwimmen").resolve()
+WIDOW_ROUND = [
+    {"event": "round_start", "round": 1, "dealer": 2, "lives": [3, 3, 3], "active": [True, True, True]},
+    {"event": "turn_up", "cards": ["Ah", "8c", "7d"]},
+]
+
+
+def _widow_tracker(events: list[dict[str, Any]]) -> Any:
+    match = MatchInfo("m", "schwimmen", SCHWIMMEN, 0, 3, {"move_ms": 1000})
+    bot = tracker.Tracker(match)
+    for event in events:
+        bot.memory.follow(event)
+    return bot
+
+
+def _widow_turn(hand: list[str], widow: list[str], knock: bool) -> tuple[dict[str, Any], list[str]]:
+    observation = {"seat": 0, "round": 1, "phase": "turn", "hand": hand, "widow": widow, "knocker": None,
+                   "active": [True, True, True], "dealer": 2}
+    legal = [f"swap_one {g} {t}" for g in hand for t in widow] + ["swap_all", "pass"] + (["knock"] if knock else [])
+    return observation, legal
+
+
+def test_tracker_in_schwimmen_never_lays_down_the_next_players_31() -> None:
+    observation, legal = _widow_turn(["Qh", "9s", "8s"], ["Ts", "7c", "7d"], knock=False)
+    assert _widow_tracker(WIDOW_ROUND).choose(observation, legal) == "swap_one Qh Ts"  # 17 -> 27 in spades
+    takes_hearts = WIDOW_ROUND + [  # seat 1 (next to move) takes Ah, then Kh, from the widow
+        {"event": "action", "seat": 1, "action": "swap_one 9d Ah"},
+        {"event": "action", "seat": 2, "action": "swap_one Kh 9d"},
+        {"event": "action", "seat": 0, "action": "pass"},
+        {"event": "action", "seat": 1, "action": "swap_one 9c Kh"},
+    ]
+    assert _widow_tracker(takes_hearts).memory.known[1] == ["Ah", "Kh"]
+    assert _widow_tracker(takes_hearts).choose(observation, legal) == "pass"  # Qh would complete 31
+
+
+def test_tracker_in_schwimmen_knocks_at_22_first_then_30() -> None:
+    observation, legal = _widow_turn(["Kc", "Qc", "7c"], ["7d", "8d", "9h"], knock=True)
+    bot = _widow_tracker(WIDOW_ROUND)
+    assert bot.choose(observation, legal) == "knock"  # 27: over 22 on its first turn knocking is allowed
+    assert bot.choose(observation, legal) != "knock"  # under 30 on a later one
+
+
+def test_survival_in_schwimmen_counts_from_its_first_turn_knocking_is_allowed() -> None:
+    turns = survival.WidowTurns()
+    observation, legal = _widow_turn(["Kc", "Qc", "7d"], ["7h", "8h", "9h"], knock=True)
+    assert turns.count(observation, legal[:-1]) == 0  # the first orbit: no knock yet
+    assert turns.count(observation, legal) == 0  # the first turn knocking is allowed
+    assert turns.count(observation, legal) == 1
+    assert turns.count({**observation, "round": 2}, legal) == 0
