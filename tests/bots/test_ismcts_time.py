@@ -1,0 +1,89 @@
+"""The search bot keeps to its per-decision budget, measured as CPU time.
+
+The bot's own module plays seat 0 in this process against its rollout policy, so the CPU
+time of each decision (``time.process_time``) is what the bot itself computed: unlike the
+referee's wall clock (tests/bots/test_strength_bots.py), it does not grow when other work
+shares the machine.  The bot plans on 40% of ``move_ms`` less 5 ms and stops by the wall
+clock, so its CPU time can only exceed that by the last step it started (one deal, or one
+replay of the round); :data:`SLACK` bounds that.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.rules import get_variant
+from arena.sdk import MatchInfo
+
+FOLDER = Path(__file__).resolve().parents[2] / "bots" / "ismcts"
+sys.path.insert(0, str(FOLDER))
+
+from playout import playout_for  # noqa: E402
+
+MOVE_MS = 100
+SLACK_S = 0.015
+"""CPU time a decision may take beyond its budget: the step under way at the deadline."""
+DECISIONS = 60
+"""Decisions of the search bot checked per variant."""
+
+
+def _bot() -> Any:
+    spec = importlib.util.spec_from_file_location("ismcts_bot_timed", FOLDER / "bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("variant", "players"), [("scat", 4), ("schwimmen", 4), ("switch", 3), ("banking", 3)])
+def test_every_decision_keeps_to_the_budget_in_cpu_time(variant: str, players: int) -> None:
+    bot = _bot()
+    rules = get_variant(variant)
+    options = rules.resolve()
+    policy = playout_for(rules, options)
+    rng = random.Random(5)
+    times: list[float] = []
+    gc.collect()
+    gc.freeze()  # the rest of the test run's objects: a bot process would not scan them
+    try:
+        _play(bot, rules, options, policy, rng, times, players, variant)
+    finally:
+        gc.unfreeze()
+    budget_s = bot.Player(MatchInfo("m", variant, dict(options), 0, players, {"move_ms": MOVE_MS})).budget_s
+    assert budget_s == pytest.approx(0.4 * MOVE_MS / 1000 - 0.005)
+    assert max(times) <= budget_s + SLACK_S, f"a decision took {1000 * max(times):.0f} ms of CPU"
+    assert sum(times) / len(times) > budget_s / 4, "the bot hardly searched: the check means nothing"
+
+
+def _play(bot: Any, rules: Any, options: dict[str, Any], policy: Any, rng: random.Random, times: list[float],
+          players: int, variant: str) -> None:
+    """Matches with the bot in seat 0 until it has made :data:`DECISIONS` real choices,
+    each one's CPU time appended to ``times``."""
+    seed = 0
+    while len(times) < DECISIONS:
+        seed += 1
+        state: Any = rules.new_match(players, seed=seed)
+        match = MatchInfo(f"{variant}-{seed}", variant, dict(options), 0, players, {"move_ms": MOVE_MS})
+        bot.match_start(match)
+        seen = 0
+        while not state.is_over and len(times) < DECISIONS:
+            legal = state.legal_actions()
+            if state.to_move != 0:
+                state.apply(policy.choose(state, legal) if rng.random() < 0.9 else rng.choice(legal))
+                continue
+            match.events.extend(state.events_for(0, seen))
+            seen = len(state.log)
+            texts = [a.text for a in legal]
+            began = time.process_time()
+            chosen = bot.choose(state.observe(0), texts, match)
+            if len(texts) > 1:
+                times.append(time.process_time() - began)
+            state.apply(legal[texts.index(chosen)])
