@@ -3,10 +3,11 @@
 Each iteration samples one deal consistent with the seat's information set
 (:func:`infoset.sample_state`: opponents keep their best cards, and deals are weighed by
 how likely each opponent was to play on rather than knock with what the deal gives it),
-and on that same deal plays every candidate action followed by a rollout of the round
-with the cheap policy (:mod:`playout`).  Comparing the candidates on the same deals
-(common random numbers) cancels most of the luck of the deal, so a few dozen deals
-separate them.  The search stops at its deadline, or earlier once the leader's paired
+and on a copy of that same deal plays each candidate action followed by a rollout of the
+round with the cheap policy (:mod:`playout`).  In the widow family deals after the first
+are redrawn from a copy of the first rather than replayed (:mod:`redeal`).  Comparing
+the candidates on the same deals (common random numbers) cancels most of the luck of the
+deal, so a few dozen deals separate them.  The search stops at its deadline, or earlier once the leader's paired
 advantage over every other candidate is clear.
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from infoset import Knowledge, replay, sample_state
+from infoset import Knowledge, sample_state
 from playout import Playout
 from redeal import Redealer, clone
 
@@ -114,7 +115,7 @@ def search(
         if began + slowest >= deadline:
             break
         if deals == 0:
-            deck, state = first
+            state = first[1]
         elif redealer is not None:
             redealt = redealer.sample(rng)
             if redealt is None:
@@ -124,23 +125,14 @@ def search(
             sampled = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, deadline=deadline)
             if sampled is None:
                 break
-            deck, state = sampled
-        results = []
+            state = sampled[1]
+        keep = redealer is not None and deals == 0  # the template is never played on
         last = len(tallies) - 1
-        for i, tally in enumerate(tallies):
-            if redealer is not None:  # the template (deal 0) is never played on
-                played = state if i == last and deals > 0 else clone(state)
-            else:
-                replayed = (state, 1.0) if i == 0 else replay(variant, options, knowledge, deck)
-                if replayed is None:
-                    break
-                played = replayed[0]
+        for i, tally in enumerate(tallies):  # every candidate on a copy of the same deal
+            played = state if i == last and not keep else clone(state)
             played.apply(tally.action)
-            results.append(utility(policy.finish_round(played)))
-        else:
-            for tally, result in zip(tallies, results):
-                tally.results.append(result)
-            deals += 1
+            tally.results.append(utility(policy.finish_round(played)))
+        deals += 1
         slowest = max(slowest, time.perf_counter() - began)
         if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
             break

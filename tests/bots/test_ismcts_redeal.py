@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,14 +146,18 @@ def test_redealt_deals_keep_what_the_seat_has_seen(variant: str, players: int, s
         assert sorted(everywhere) == deck, "a card is missing or dealt twice"
 
 
-def test_a_copy_plays_on_without_touching_the_original() -> None:
-    rules = get_variant("schwimmen")
-    state: Any = rules.new_match(4, seed=7)
+@pytest.mark.parametrize("variant", ["scat", "banking", "schwimmen", "switch"])
+def test_a_copy_plays_on_as_the_original_would_without_touching_it(variant: str) -> None:
+    rules = get_variant(variant)
+    state: Any = rules.new_match(4 if variant != "switch" else 3, seed=7)
     _random_play(state, random.Random(7), 12)
-    before = [state.observe(s) for s in range(4)]
+    players = state.players
+    before = [state.observe(s) for s in range(players)]
     log = len(state.log)
     copy = clone(state)
-    _random_play(copy, random.Random(8), 200, stop_at_round_end=True)
-    assert copy.round != state.round or copy.is_over or copy.log
-    assert [state.observe(s) for s in range(4)] == before
+    _random_play(copy, random.Random(8), 300)
+    assert copy.log
+    assert [state.observe(s) for s in range(players)] == before
     assert len(state.log) == log
+    _random_play(state, random.Random(8), 300)  # the same choices: the same match
+    assert [e.full() for e in state.log[log:]] == [e.full() for e in copy.log]
