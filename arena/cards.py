@@ -148,10 +148,17 @@ def new_deck(size: int = 52) -> list[Card]:
 
     ``size`` is 52 (full) or 32 (7 to A of each suit).
     """
-    if size not in (52, 32):
+    fresh = _FRESH.get(size)
+    if fresh is None:
         raise CardError(f"deck size must be 52 or 32, not {size}")
-    low = 0 if size == 52 else RANKS.index("7")
-    return [CARDS[r * 4 + s] for s in range(4) for r in range(low, 13)]
+    return list(fresh)
+
+
+_FRESH: Final = {
+    size: tuple(CARDS[r * 4 + s] for s in range(4) for r in range(low, 13))
+    for size, low in ((52, 0), (32, RANKS.index("7")))
+}
+"""The fresh decks, built once: every match starts from one."""
 
 
 def _mix(z: int) -> int:
@@ -217,14 +224,15 @@ class Stock:
             raise IndexError(f"deal of {count} cards from a stock of {size - start}")
         state = self._state
         if state is not None:
+            mask, golden, mix1, mix2 = _MASK, _GOLDEN, _MIX1, _MIX2  # locals: the loop is hot
             for i in range(start, min(start + count, size - 1)):
                 left = size - i
                 while True:
-                    state = z = (state + _GOLDEN) & _MASK
-                    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
-                    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+                    state = z = (state + golden) & mask
+                    z = ((z ^ (z >> 30)) * mix1) & mask
+                    z = ((z ^ (z >> 27)) * mix2) & mask
                     product = (z ^ (z >> 31)) * left
-                    low = product & _MASK
+                    low = product & mask
                     if low >= left or low >= (_TWO64 - left) % left:
                         break
                 j = i + (product >> 64)

@@ -9,6 +9,7 @@ single ``knock``, ``stand`` (last turns) or ``exchange`` (banking).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from itertools import combinations
 from typing import Any, Final
 
@@ -121,6 +122,13 @@ def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValu
 THIRTY_ONE: Final = ThirtyOneFamily()
 
 
+@cache
+def _rotations(players: int) -> tuple[tuple[int, ...], ...]:
+    """Each dealer's seats from its left, itself last: the turn order before eliminations."""
+    n = players
+    return tuple(tuple((d + k) % n for k in range(1, n + 1)) for d in range(n))
+
+
 class ThirtyOneState(MatchState):
     """A match of the draw-and-discard family."""
 
@@ -139,8 +147,7 @@ class ThirtyOneState(MatchState):
         self._fresh = new_deck(o["deck"])
         self._decks = [check_deck(d, self._fresh) for d in decks or ()]
         n = players
-        self._rotations = [tuple((d + k) % n for k in range(1, n + 1)) for d in range(n)]
-        """Each dealer's seats from its left, itself last: the turn order before eliminations."""
+        self._rotations = _rotations(n)
         self._deal_seed = derive_seed(seed, DEAL)
         """derive_seed(seed, DEAL, r) is derive_seed(this, r): half the work per round."""
         if self._scoring == "points":
@@ -284,9 +291,9 @@ class ThirtyOneState(MatchState):
             "discard_size": len(pile),
             "stock": self.stock.left,
             "knocker": knocker if knocker >= 0 else None,
-            self._scoring: self._standing_view,
             "active": self._active_view,
-        }
+        }  # constant keys only: the dict is built presized
+        obs[self._scoring] = self._standing_view
         if phase == _DISCARD and seat == self._seat:
             obs["must_keep"] = NAMES[self._taken] if self._taken is not None else None
         if self.widow:
@@ -453,9 +460,11 @@ class ThirtyOneState(MatchState):
                 [seat] + [s for s in self._turn_order() if s != seat]
             ):
                 return
-        elif not self._blitz_on_turn and self._special(seat):
-            self._blitz([seat])
-            return
+        elif not self._blitz_on_turn:
+            a, b, c = self.hands[seat]  # only a flush or trips can be special: test inline
+            if (a & 3 == b & 3 == c & 3 or a >> 2 == b >> 2 == c >> 2) and self._special(seat):
+                self._blitz([seat])
+                return
         if self.knocker >= 0:
             self._last_turns -= 1
             if self._last_turns == 0:
@@ -599,7 +608,8 @@ class ThirtyOneState(MatchState):
         hands = self.hands
         shown_hands, shown_values = {}, {}
         for s, value in shown.items():  # one loop for both: every round ends here
-            shown_hands[_SEAT_KEYS[s]] = [NAMES[c] for c in hands[s]]
+            a, b, c = hands[s]
+            shown_hands[_SEAT_KEYS[s]] = [NAMES[a], NAMES[b], NAMES[c]]
             shown_values[_SEAT_KEYS[s]] = json_number(value)
         self.log.append(Event("round_end", None, {
             "end": end,

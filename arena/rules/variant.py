@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from arena.cards import Card
@@ -71,11 +72,18 @@ class Variant:
 
     def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The full option values for a match: defaults, preset, then ``overrides``."""
+        if not overrides:
+            return dict(self._defaults)
         return resolve_options(self.family.options, self.preset, overrides, f"variant {self.name!r}")
 
     def defaults(self) -> dict[str, Any]:
         """The option values this variant's name means with no overrides."""
         return self.resolve()
+
+    @cached_property
+    def _defaults(self) -> dict[str, Any]:
+        """Defaults and preset, validated once: most matches override nothing."""
+        return resolve_options(self.family.options, self.preset, None, f"variant {self.name!r}")
 
     def check_players(self, players: int) -> None:
         """RulesError unless ``players`` is a seat count this variant accepts."""
