@@ -590,8 +590,12 @@ class ThirtyOneState(MatchState):
         eliminated: list[int] = []
         if self._scoring == "lives":
             floor = 0 if self.options["free_ride"] else 1
-            after = [self.standing[s] + change[s] for s in range(n)]
-            eliminated = [s for s in range(n) if self.active[s] and after[s] < floor]
+            after = self.standing[:]
+            for s, lost in enumerate(change):  # seats out never lose: only the changes matter
+                if lost:
+                    after[s] += lost
+                    if after[s] < floor:
+                        eliminated.append(s)
             if eliminated and len(eliminated) == sum(self.active):
                 cancelled, eliminated = True, []
             else:
