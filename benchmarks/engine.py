@@ -8,9 +8,10 @@ log, no options) on the same seeds: the ceiling the real engine is compared with
     python benchmarks/engine.py [--players 4] [--matches 300] [--repeats 5]
 
 Rates are decisions per second of CPU time on one pinned core (on a shared machine, wall
-time would count other processes' turns on that core).  Each run plays the ceiling and
-then every variant, so each ratio compares figures taken moments apart; the table shows
-medians of ``--repeats`` runs.  Target: ``scat`` with 4 players reaches at least 100,000
+time would count other processes' turns on that core).  Each run splits the seeds into
+chunks of 20 matches and has the ceiling and every variant play each chunk in turn, so a
+slow moment of the machine falls on all of them alike and each ratio compares figures
+taken within a second of each other; the table shows medians of ``--repeats`` runs.  Target: ``scat`` with 4 players reaches at least 100,000
 decisions per second and one third of the minimal engine's rate.
 """
 
@@ -33,6 +34,9 @@ from arena.rules import get_variant, variants  # noqa: E402
 
 TARGET_DECISIONS = 100_000
 TARGET_RATIO = 1 / 3
+CHUNK = 20
+"""Matches per chunk: each engine plays the same chunk in turn, so the ratios compare
+figures taken within a second of each other."""
 
 POINTS = [min(i >> 2, 8) + 2 if (i >> 2) < 12 else 11 for i in range(52)]
 
@@ -109,12 +113,11 @@ def engine_match(name: str, players: int, seed: int) -> int:
     return decisions
 
 
-def rate(play: Callable[[int], int], seeds: Sequence[int]) -> tuple[float, float]:
-    """(decisions, matches) per CPU second of ``play`` over ``seeds``."""
+def timed(play: Callable[[int], int], seeds: Sequence[int]) -> tuple[int, float]:
+    """(decisions, CPU seconds) of ``play`` over ``seeds``."""
     start = time.process_time()
     decisions = sum(play(seed) for seed in seeds)
-    elapsed = time.process_time() - start
-    return decisions / elapsed, len(seeds) / elapsed
+    return decisions, time.process_time() - start
 
 
 def main() -> int:
@@ -126,14 +129,23 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
     seeds = range(args.matches)
+    chunks = [seeds[i : i + CHUNK] for i in range(0, len(seeds), CHUNK)]
     names = ["minimal scat (ceiling)", *variants()]
+    plays: dict[str, Callable[[int], int]] = {names[0]: lambda s: minimal_match(args.players, s)}
+    for name in names[1:]:
+        plays[name] = lambda s, n=name: engine_match(n, args.players, s)  # type: ignore[misc]
     runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in names}
     for _ in range(args.repeats):
-        ceiling, matches = rate(lambda s: minimal_match(args.players, s), seeds)
-        runs[names[0]].append((ceiling, matches, 1.0))
-        for name in names[1:]:
-            decisions, matches = rate(lambda s, n=name: engine_match(n, args.players, s), seeds)  # type: ignore[misc]
-            runs[name].append((decisions, matches, decisions / ceiling))
+        totals = dict.fromkeys(names, (0, 0.0))
+        for chunk in chunks:  # every engine plays each chunk in turn: a slow moment hits all
+            for name in names:
+                decisions, seconds = timed(plays[name], chunk)
+                done, spent = totals[name]
+                totals[name] = (done + decisions, spent + seconds)
+        ceiling = totals[names[0]][0] / totals[names[0]][1]
+        for name in names:
+            decisions, seconds = totals[name]
+            runs[name].append((decisions / seconds, len(seeds) / seconds, decisions / seconds / ceiling))
     table = {name: tuple(statistics.median(run[i] for run in runs[name]) for i in range(3)) for name in names}
     rows = [[name, f"{d:,.0f}", f"{m:,.1f}", f"{x:.2f}"] for name, (d, m, x) in table.items()]
     print(f"In-process random play, {args.players} players, {args.matches} matches per run, "
