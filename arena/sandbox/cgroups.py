@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BotCgroup", "CgroupSupport", "detect"]
+__all__ = ["BotCgroup", "CgroupSupport", "detect", "owner_alive"]
 
 ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
@@ -56,6 +56,41 @@ class CgroupSupport:
             raise
         cpu = self.v1.get("cpuacct")
         return BotCgroup(tuple(dirs), cpu / name if cpu else None, self.v2 / name if self.v2 else None)
+
+    def sweep(self) -> int:
+        """Kill and remove the groups left by arena processes that died without cleaning
+        up (a referee killed with SIGKILL), whose bots may still be running; how many.
+
+        A group is named ``arena-bot-PID-...`` after the process that made it, so the
+        groups of live arena processes (other workers, other runs) are never touched."""
+        bases = [*self.v1.values(), *([self.v2] if self.v2 else [])]
+        names: set[str] = set()
+        for base in bases:
+            with contextlib.suppress(OSError):
+                names.update(d.name for d in base.iterdir() if d.is_dir() and not owner_alive(d.name))
+        for name in names:
+            cpu = self.v1.get("cpuacct")
+            group = BotCgroup(tuple(base / name for base in bases if (base / name).is_dir()),
+                              cpu / name if cpu else None, self.v2 / name if self.v2 else None)
+            group.kill()
+            group.remove()
+        return len(names)
+
+
+def owner_alive(name: str) -> bool:
+    """Whether the arena process named in ``arena-bot-PID-...`` (a bot's group or scratch
+    folder) is still running; True for names of another form."""
+    prefix, _, rest = name.partition("arena-bot-")
+    pid = rest.partition("-")[0]
+    if prefix or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, as another user
+        pass
+    return True
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ import trio
 
 from arena import confine
 from arena.sandbox import seccomp, tree
-from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
+from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect, owner_alive
 from arena.sandbox.process import BotProcess
 from arena.sandbox.uids import Lease, UidPool
 
@@ -234,6 +234,14 @@ def _hidden_parents(binds: Sequence[Path]) -> list[Path]:
     return sorted(p for p in parents - _SYSTEM_MOUNTS if not any(p == b or b in p.parents for b in binds))
 
 
+def _sweep_scratch(root: Path) -> None:
+    """Remove the scratch folders of arena processes that died without cleaning up."""
+    with contextlib.suppress(OSError):
+        for folder in root.glob("arena-bot-*"):
+            if not owner_alive(folder.name):
+                shutil.rmtree(folder, ignore_errors=True)
+
+
 class Sandbox:
     """The isolation layers in use in this process, and the launcher that applies them."""
 
@@ -312,6 +320,8 @@ class Sandbox:
             self._set("landlock", False, "this kernel has no Landlock (Linux 5.13+ with the LSM enabled)")
         support = detect()
         self._cgroups = support
+        support.sweep()
+        _sweep_scratch(Path(tempfile.gettempdir()))
         if not support.limits:
             self._set("cgroup", False, "cgroup v1 memory, pids and cpuacct controllers are not writable here")
         if support.v2 is None:
@@ -439,7 +449,7 @@ class Sandbox:
             lease = self._uids.acquire() if active["uid"].active and self._uids else None
         except RuntimeError as error:
             raise SandboxError(str(error)) from None
-        scratch = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=self._scratch_root))
+        scratch = Path(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-", dir=self._scratch_root))
         cgroup: BotCgroup | None = None
         seccomp_fd: int | None = None
         holders: tuple[int, int] | None = None
@@ -447,7 +457,7 @@ class Sandbox:
             if lease is not None:
                 os.chown(scratch, lease.uid, lease.gid)
             if self._cgroups is not None and (active["cgroup"].active or active["cgroup-kill"].active):
-                name = f"bot-{os.getpid()}-{scratch.name}"
+                name = scratch.name  # arena-bot-PID-...: a sweep knows whose it is
                 support = self._cgroups if active["cgroup"].active else CgroupSupport({}, self._cgroups.v2)
                 if not active["cgroup-kill"].active:
                     support = CgroupSupport(support.v1, None)

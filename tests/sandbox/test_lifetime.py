@@ -1,4 +1,5 @@
-"""A sandboxed bot lives as long as the referee that started it, however long that is.
+"""A sandboxed bot lives as long as the referee that started it, however long that is,
+and not longer.
 
 Bubblewrap's ``--die-with-parent`` kills the sandbox when the *thread* that forked it
 exits.  Bots used to be forked from one of trio's worker threads, which exit after 10 s
@@ -8,12 +9,20 @@ that, then plays again.
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
 import trio
 from hostile import needs, random_bot
 
 from arena.referee import Bot, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Sandbox
+from arena.sandbox.cgroups import detect
 
 TRIO_WORKER_IDLE_S = 10
 """How long an idle trio worker thread lives (trio._core._thread_cache.IDLE_TIMEOUT)."""
@@ -35,3 +44,36 @@ def test_a_sandboxed_bot_outlives_an_idle_pause_of_the_referee(box: Sandbox) -> 
     faults, codes = trio.run(main)
     assert codes == [None, None], f"the bots died while the referee paused: exit statuses {codes}"
     assert faults == [[], []], faults
+
+
+def test_a_new_arena_process_sweeps_up_after_a_killed_one(box: Sandbox) -> None:
+    """A referee killed with SIGKILL cannot clean up: its bots' groups (with any process
+    still in them) and scratch folders stay behind.  The next sandbox set up kills and
+    removes them, and leaves those of live arena processes alone."""
+    needs(box, "cgroup")
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid now names an arena process that is gone
+    support = detect()
+    stale = f"arena-bot-{dead.pid}-left"
+    live = f"arena-bot-{os.getpid()}-kept"
+    groups = {name: support.create(name, memory_mb=64, max_pids=8) for name in (stale, live)}
+    scratch = {name: Path(tempfile.gettempdir()) / name for name in (stale, live)}
+    for folder in scratch.values():
+        folder.mkdir()
+    orphan = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        for procs in groups[stale].procs_files():
+            Path(procs).write_text(str(orphan.pid))
+        trio.run(Sandbox.probe)
+        assert orphan.wait(timeout=5) == -signal.SIGKILL, "the orphaned bot was not killed"
+        assert not any(d.exists() for d in groups[stale].dirs), "the stale groups are still there"
+        assert not scratch[stale].exists(), "the stale scratch folder is still there"
+        assert all(d.exists() for d in groups[live].dirs), "a live process's groups were removed"
+        assert scratch[live].exists(), "a live process's scratch folder was removed"
+    finally:
+        orphan.kill()
+        orphan.wait()
+        for name, group in groups.items():
+            group.kill()
+            group.remove()
+            shutil.rmtree(scratch[name], ignore_errors=True)
