@@ -11,8 +11,9 @@ Rates are decisions per second of CPU time on one pinned core (on a shared machi
 time would count other processes' turns on that core).  Each run splits the seeds into
 chunks of 20 matches and has the ceiling and every variant play each chunk in turn, so a
 slow moment of the machine falls on all of them alike and each ratio compares figures
-taken within a second of each other; the table shows medians of ``--repeats`` runs.  Target: ``scat`` with 4 players reaches at least 100,000
-decisions per second and one third of the minimal engine's rate.
+taken within a second of each other; the table shows medians of ``--repeats`` runs.
+Target: ``scat`` with 4 players reaches at least 100,000 decisions per second and one
+third of the minimal engine's rate.
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ Everything runs pinned to one CPU, in one run:
 It prints decisions per second of each, the ratios, the referee's CPU time per decision
 and the median start-up time of a bot (launch until its ``hello``).  The SDK-bot match
 and the start-up time are measured twice: with no sandbox layers beyond rlimits and an
-own session, and with every layer this machine offers (``arena doctor``).  Each repeat
+own session, and with every layer this machine offers (``arena doctor``): the two
+tables of SDK bots are open at once and play each seed in turn, so their ratio compares
+matches played seconds apart.  Each repeat
 measures everything once and the targets use the median of the repeats' ratios: on a
 shared machine the load drifts between measurements taken minutes apart.
 
@@ -65,17 +67,15 @@ for line in sys.stdin.buffer:
 """
 
 
-def protocol_run(bot: Path, players: int, seeds: range, full: bool = False) -> tuple[float, float]:
-    """(decisions/s, referee CPU s per decision) for ``seeds``; ``full``: behind every
-    sandbox layer available."""
+def protocol_run(bot: Path, players: int, seeds: range) -> tuple[float, float]:
+    """(decisions/s, referee CPU s per decision) for ``seeds``."""
     variant = get_variant("scat")
     manifest = load_manifest(bot)
     result: tuple[float, float] = (0.0, 0.0)
 
     async def main() -> None:
         nonlocal result
-        sandbox = await Sandbox.probe() if full else Sandbox()
-        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=sandbox) as bots:
+        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=Sandbox()) as bots:
             decisions = 0
             wall, cpu = time.perf_counter(), time.process_time()
             for seed in seeds:
@@ -87,6 +87,30 @@ def protocol_run(bot: Path, players: int, seeds: range, full: bool = False) -> t
 
     trio.run(main)
     return result
+
+
+def layers_run(players: int, seeds: range) -> tuple[float, float]:
+    """(decisions/s with no sandbox layers, with every layer) of SDK bots: both tables are
+    open at once and play each seed in turn, so a slow moment of the machine falls on both."""
+    variant = get_variant("scat")
+    manifest = load_manifest(TRIVIAL_SDK)
+    decisions = [0, 0]
+    seconds = [0.0, 0.0]
+
+    async def main() -> None:
+        boxes = (Sandbox(), await Sandbox.probe())
+        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=boxes[0]) as bare, \
+                open_bots([manifest] * players, time_control=TimeControl(), sandbox=boxes[1]) as full:
+            for seed in seeds:
+                for i, bots in enumerate((bare, full)):
+                    start = time.perf_counter()
+                    record = await play_match(variant, bots, seed=seed, match_id=f"bench-{seed}")
+                    seconds[i] += time.perf_counter() - start
+                    assert not record.faults, record.faults
+                    decisions[i] += record.decisions
+
+    trio.run(main)
+    return decisions[0] / seconds[0], decisions[1] / seconds[1]
 
 
 def _message_sizes(players: int, seed: int) -> tuple[int, int]:
@@ -174,23 +198,26 @@ def main() -> int:
     request, reply = _message_sizes(args.players, seeds[0])
     # Each repeat measures everything once, so each ratio compares figures taken moments
     # apart: on a shared machine the load drifts between runs.
-    raw_runs, sdk_runs, full_runs, inprocess_runs, pingpong_runs, single_runs = [], [], [], [], [], []
+    raw_runs, inprocess_runs, pingpong_runs, single_runs = [], [], [], []
+    sdk_runs: list[float] = []
+    full_runs: list[float] = []
     for _ in range(args.repeats):
         pingpong_runs.append(pingpong_run(request, reply, 20_000, children=args.players))
         single_runs.append(pingpong_run(request, reply, 20_000))
         raw_runs.append(protocol_run(TRIVIAL_RAW, args.players, seeds))
-        sdk_runs.append(protocol_run(TRIVIAL_SDK, args.players, seeds))
-        full_runs.append(protocol_run(TRIVIAL_SDK, args.players, seeds, full=True))
+        bare_rate, full_rate = layers_run(args.players, seeds)
+        sdk_runs.append(bare_rate)
+        full_runs.append(full_rate)
         inprocess_runs.append(inprocess_run(args.players, seeds))
     raw = statistics.median(r[0] for r in raw_runs)
-    sdk = statistics.median(r[0] for r in sdk_runs)
-    full = statistics.median(r[0] for r in full_runs)
+    sdk = statistics.median(sdk_runs)
+    full = statistics.median(full_runs)
     referee_cpu = statistics.median(r[1] for r in raw_runs)
     inprocess = statistics.median(inprocess_runs)
     pingpong = statistics.median(pingpong_runs)
     single = statistics.median(single_runs)
     raw_ratio = statistics.median(r[0] / p for r, p in zip(raw_runs, pingpong_runs))
-    full_ratio = statistics.median(f[0] / s[0] for f, s in zip(full_runs, sdk_runs))
+    full_ratio = statistics.median(f / s for f, s in zip(full_runs, sdk_runs))
     startup_runs: list[float] = []
     startup_full_runs: list[float] = []
     for _ in range(5):
