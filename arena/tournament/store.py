@@ -104,6 +104,11 @@ MIGRATIONS: Final = (
         matches INTEGER NOT NULL
     );
     """,
+    # 2: ratings are rated without dynamics (tau = 0): drop those cached with the old one
+    """
+    DELETE FROM ratings;
+    DELETE FROM rated;
+    """,
 )
 
 

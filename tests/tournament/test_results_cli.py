@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -264,6 +265,23 @@ def test_rerate_recomputes_the_cached_ratings(db: Path) -> None:
             assert cached is not None
             assert cached[0] == {v: (r.mu, r.sigma, r.matches) for v, r in expected.items()}
             assert cached[1] == store.count(tournament, variant)
+
+
+def test_ratings_cached_by_an_older_arena_are_dropped_and_recomputed(db: Path) -> None:
+    """Schema 1 cached ratings under TrueSkill's default dynamics; opening the database
+    drops them, so the table shows ratings of the current environment."""
+    with Store(db) as store:
+        store.save_ratings(scope("summer"), {1: (50.0, 1.0, 12)}, store.count("summer"))
+    with sqlite3.connect(db) as raw:
+        raw.execute("PRAGMA user_version = 1")
+    with Store(db) as store:
+        assert store.schema_version == 2 and store.cached_ratings(scope("summer")) is None
+    result = arena("table", "--tournament", "summer", "--json", db=db)
+    assert result.returncode == 0, result.stderr
+    with Store(db) as store:
+        expected = rate(store.matches("summer"))
+    assert sorted(r["mu"] for r in json.loads(result.stdout)["standings"]) == pytest.approx(
+        sorted(r.mu for r in expected.values()), abs=0.01)
 
 
 def test_rerate_of_an_empty_database_says_there_is_nothing(tmp_path: Path) -> None:
