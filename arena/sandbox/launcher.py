@@ -449,6 +449,8 @@ class Sandbox:
             lease = self._uids.acquire() if active["uid"].active and self._uids else None
         except RuntimeError as error:
             raise SandboxError(str(error)) from None
+        if lease is not None:
+            tree.adopt_orphans()  # the killed bot's processes are then ours to reap, at once
         scratch = Path(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-", dir=self._scratch_root))
         cgroup: BotCgroup | None = None
         seccomp_fd: int | None = None

@@ -9,11 +9,13 @@ that, then plays again.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import trio
@@ -21,11 +23,12 @@ from hostile import needs, random_bot
 
 from arena.referee import Bot, TimeControl, open_bots, play_match
 from arena.rules import get_variant
-from arena.sandbox import Sandbox
+from arena.sandbox import Sandbox, tree
 from arena.sandbox.cgroups import detect
 
 TRIO_WORKER_IDLE_S = 10
 """How long an idle trio worker thread lives (trio._core._thread_cache.IDLE_TIMEOUT)."""
+PR_GET_CHILD_SUBREAPER = 37
 
 
 def test_a_sandboxed_bot_outlives_an_idle_pause_of_the_referee(box: Sandbox) -> None:
@@ -77,3 +80,33 @@ def test_a_new_arena_process_sweeps_up_after_a_killed_one(box: Sandbox) -> None:
             group.kill()
             group.remove()
             shutil.rmtree(scratch[name], ignore_errors=True)
+
+
+def test_a_killed_bots_orphans_are_adopted_and_reaped_by_the_arena(box: Sandbox) -> None:
+    """Killing a bot orphans the processes inside its sandbox; left to the machine's
+    init they stay zombies for seconds, and the bot's user with them (closing a table
+    of four took eight seconds).  The arena adopts them and reaps them itself."""
+    needs(box, "uid")
+    manifest = random_bot()
+
+    async def main() -> int:
+        sandboxed = await box.launch(manifest.argv(box.python), manifest.folder, confines_itself=manifest.is_python)
+        assert sandboxed.lease is not None
+        await sandboxed.kill()
+        return sandboxed.lease.uid
+
+    uid = trio.run(main)
+    flag = ctypes.c_int(0)
+    assert ctypes.CDLL(None).prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
+    assert flag.value == 1, "the arena process does not adopt its orphaned descendants"
+    assert tree._members(None, uid) == {}, "a process of the killed bot's user is left"
+
+
+def test_reaping_takes_only_this_process_s_own_zombies() -> None:
+    child = os.fork()
+    if child == 0:
+        os._exit(3)
+    while Path(f"/proc/{child}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+        time.sleep(0.001)
+    assert tree._reap([child, 1]) == 1  # its own zombie; init is not its child
+    assert not Path(f"/proc/{child}").exists()
