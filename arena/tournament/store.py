@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Self
 
+import msgspec
+
 __all__ = [
     "DEFAULT_DB",
     "MatchRecord",
@@ -179,8 +181,9 @@ class MatchRecord:
 
 
 def compress_log(events: Sequence[dict[str, Any]]) -> bytes:
-    """The log as stored: compact JSON, zlib level 6 (about 8x smaller)."""
-    return zlib.compress(json.dumps(events, separators=(",", ":")).encode(), 6)
+    """The log as stored: compact JSON, zlib level 6 (about 8x smaller).  msgspec encodes
+    it several times faster than the json module, which mattered in long matches."""
+    return zlib.compress(msgspec.json.encode(events), 6)
 
 
 def decompress_log(blob: bytes) -> list[dict[str, Any]]:
