@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import os
 import signal
 from collections.abc import Iterable
@@ -30,16 +29,21 @@ _DEAD = (b"Z", b"X")
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-@functools.cache
+_adopting: dict[int, bool] = {}  # pid -> whether it is a subreaper: a forked child is not
+
+
 def adopt_orphans() -> bool:
     """Make this process the reaper of its orphaned descendants (Linux's child subreaper),
     so that :func:`wait_reaped` can reap a killed bot's processes at once; whether it is.
-    Once per process."""
-    try:
-        result: int = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        return result == 0
-    except (OSError, AttributeError):  # no prctl: not Linux
-        return False
+    Once per process (the attribute is not inherited by a forked child)."""
+    pid = os.getpid()
+    if pid not in _adopting:
+        try:
+            result: int = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+            _adopting[pid] = result == 0
+        except (OSError, AttributeError):  # no prctl: not Linux
+            _adopting[pid] = False
+    return _adopting[pid]
 
 
 def _members(sid: int | None, uid: int | None) -> dict[int, bytes]:

@@ -96,9 +96,7 @@ def test_a_killed_bots_orphans_are_adopted_and_reaped_by_the_arena(box: Sandbox)
         return sandboxed.lease.uid
 
     uid = trio.run(main)
-    flag = ctypes.c_int(0)
-    assert ctypes.CDLL(None).prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
-    assert flag.value == 1, "the arena process does not adopt its orphaned descendants"
+    assert _is_subreaper(), "the arena process does not adopt its orphaned descendants"
     assert tree._members(None, uid) == {}, "a process of the killed bot's user is left"
 
 
@@ -110,3 +108,18 @@ def test_reaping_takes_only_this_process_s_own_zombies() -> None:
         time.sleep(0.001)
     assert tree._reap([child, 1]) == 1  # its own zombie; init is not its child
     assert not Path(f"/proc/{child}").exists()
+
+
+def _is_subreaper() -> bool:
+    flag = ctypes.c_int(0)
+    assert ctypes.CDLL(None).prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
+    return flag.value == 1
+
+
+def test_a_forked_arena_process_adopts_orphans_of_its_own() -> None:
+    """The subreaper attribute is not inherited by fork: a child must set it again."""
+    assert tree.adopt_orphans() and _is_subreaper()
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if tree.adopt_orphans() and _is_subreaper() else 1)
+    assert os.waitpid(child, 0)[1] == 0, "the forked process is not a subreaper"
