@@ -27,8 +27,6 @@ __all__ = ["adopt_orphans", "kill_tree", "wait_reaped"]
 
 _DEAD = (b"Z", b"X")
 _PR_SET_CHILD_SUBREAPER = 36
-
-
 _adopting: dict[int, bool] = {}  # pid -> whether it is a subreaper: a forked child is not
 
 
