@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.referee import Bot, BotFault, FaultPolicy, TimeControl, open_bots, play_match
+from arena.referee import Bot, BotFault, FaultPolicy, SeatTiming, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Sandbox
 from arena.tournament.registry import manifest_for
@@ -96,26 +96,50 @@ ToWorker = TableJob
 FromWorker = Ready | Played | TableDone
 
 
+def _used_s(timing: SeatTiming) -> float:
+    """What a match cost a bot's process: the CPU its tree used where the sandbox counts
+    it, and never less than its thinking time on the referee's clock."""
+    return max(timing.cpu_s, timing.total_s)
+
+
 async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
+    """Play the table's matches with one process per bot, started again where needed.
+
+    A bot's process is replaced between matches when it forfeited the last one, and
+    before it could reach its lifetime CPU limit (``Limits.cpu_seconds``, a backstop for
+    runaway bots): once what it used plus twice its costliest match would pass the limit.
+    A long table of a slow bot would otherwise see it killed mid-match, a crash that is
+    not its fault."""
     variant = get_variant(job.variant)
     manifests = [manifest_for(b.name, b.path) for b in job.bots]
     time_control = TimeControl(**job.time)
     policy = FaultPolicy(job.policy, job.strikes)
+    limit_s = sandbox.limits.cpu_seconds
+    used_s = [0.0] * len(manifests)  # by the bot's current process
+    costliest_s = [0.0] * len(manifests)  # one match, any process of the bot
     async with AsyncExitStack() as stack:
         bots: list[Bot | BotFault] = list(
             await stack.enter_async_context(open_bots(manifests, time_control=time_control, sandbox=sandbox))
         )
         for match in job.matches:
             for i, bot in enumerate(bots):
-                if isinstance(bot, Bot) and not bot.alive:  # it forfeited the last match: a fresh process
+                if not isinstance(bot, Bot):
+                    continue
+                if bot.alive and used_s[i] + 2 * costliest_s[i] > limit_s:
+                    await bot.close()
+                if not bot.alive:
                     fresh = await stack.enter_async_context(
                         open_bots([manifests[i]], time_control=time_control, sandbox=sandbox)
                     )
                     bots[i] = fresh[0]
+                    used_s[i] = 0.0
             result = await play_match(
                 variant, [bots[i] for i in match.seats], seed=match.seed, options=job.options,
                 match_id=match.id, time_control=time_control, policy=policy,
             )
+            for i, timing in zip(match.seats, result.timings):
+                used_s[i] += _used_s(timing)
+                costliest_s[i] = max(costliest_s[i], _used_s(timing))
             await send(Played(
                 table=job.id, id=match.id, placements=list(result.outcome["placements"]),
                 scores=list(result.outcome["scores"]), reason=result.outcome["reason"],
