@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names, derive_seed, new_deck
-from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck, rank_placements
+from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck
 from arena.rules.hands import (
     ACES_33,
     BLITZ,
@@ -25,6 +25,7 @@ from arena.rules.hands import (
     thirty_one_value,
 )
 from arena.rules.options import OptionSpec
+from arena.rules.seats import Seats
 from arena.rules.variant import Family, Variant
 
 __all__ = ["ThirtyOneFamily", "ThirtyOneState", "THIRTY_ONE"]
@@ -162,9 +163,8 @@ class ThirtyOneState(MatchState):
         start = {"lives": o["lives"], "chips": o["bankroll"], "points": 0}[self._scoring]
         self.standing: list[int] = [start] * n
         """Lives, chips or points of each seat (by ``scoring``)."""
-        self.active: list[bool] = [True] * n
+        self.seats = Seats(n)
         self._out_round: list[int] = [0] * n
-        self._forfeits: list[int] = [0] * n  # 1, 2, ... in the order seats forfeited
         self.dealer = dealer
         self._round = 0
         self.pot = 0
@@ -203,6 +203,11 @@ class ThirtyOneState(MatchState):
     @property
     def round(self) -> int:
         return self._round
+
+    @property
+    def active(self) -> list[bool]:
+        """Whether each seat is still in the match."""
+        return self.seats.active
 
     def legal_actions(self) -> list[Action]:
         legal = self._legal
@@ -304,24 +309,23 @@ class ThirtyOneState(MatchState):
     def _publish_standing(self) -> None:
         """Refresh the immutable views of lives/chips/points that observations share."""
         self._standing_view = tuple(self.standing)
-        self._active_view = tuple(self.active)
+        self._active_view = tuple(self.seats.active)
 
     def forfeit(self, seat: int) -> None:
-        if self.outcome is not None or not self.active[seat]:
+        if self.outcome is not None or not self.seats.active[seat]:
             return
         owed = []  # seats still owed a last turn after a knock, from the seat to move on
         if self.knocker >= 0:
             s = self._seat
             for _ in range(self._last_turns):
                 owed.append(s)
-                s = self._left(s)
-        self.active[seat] = False
-        self._forfeits[seat] = max(self._forfeits) + 1
+                s = self.seats.next(s)
+        self.seats.forfeit(seat)
         self._legal = None
         self._publish_standing()
         self.log.append(Event("forfeit", seat, {}))
-        if sum(self.active) <= 1:
-            self._finish("every other player forfeited" if sum(self.active) else "every player forfeited")
+        if self.seats.count <= 1:
+            self._finish("every other player forfeited" if self.seats.count else "every player forfeited")
             return
         if seat in owed:
             self._last_turns -= 1
@@ -331,22 +335,13 @@ class ThirtyOneState(MatchState):
         if seat == self._seat:
             self._taken = None
             self._phase = _TURN
-            self._seat = self._left(seat)
+            self._seat = self.seats.next(seat)
         if self._gate:  # the first player left before deciding on knocking out of the gate
             self._gate = False
             if not self._blitz_on_turn:
                 self._check_blitz(self._turn_order())
 
     # -- rounds -------------------------------------------------------------------
-
-    def _left(self, seat: int) -> int:
-        """The next seat clockwise that is still in."""
-        n = self.players
-        active = self.active
-        seat = (seat + 1) % n
-        while not active[seat]:
-            seat = (seat + 1) % n
-        return seat
 
     def _deck_for_round(self) -> Stock:
         index = self._round - 1
@@ -359,17 +354,17 @@ class ThirtyOneState(MatchState):
         n = self.players
         if self._scoring == "chips":
             for s in range(n):
-                if self.active[s] and self.standing[s] < 1:
-                    self.active[s] = False
+                if self.seats.active[s] and self.standing[s] < 1:
+                    self.seats.active[s] = False
                     self._out_round[s] = self._round + 1
-            if sum(self.active) < 2:
+            if self.seats.count < 2:
                 self._finish("one player holds every chip")
                 return
         self._round += 1
         order = self._turn_order()
         self.log.append(Event("round_start", None, {
             "round": self._round, "dealer": self.dealer, self._scoring: list(self.standing),
-            "active": list(self.active),
+            "active": list(self.seats.active),
         }))
         if self._scoring == "chips":
             for s in order:
@@ -443,11 +438,11 @@ class ThirtyOneState(MatchState):
         self._gate = False
         self.knocker = seat
         self._turns[seat] += 1
-        self._last_turns = sum(self.active) - 1
+        self._last_turns = self.seats.count - 1
         if gate or self._last_turns == 0:
             self._showdown()
         else:
-            self._seat = self._left(seat)
+            self._seat = self.seats.next(seat)
             self._phase = _TURN
 
     def _end_turn(self, seat: int) -> None:
@@ -478,11 +473,11 @@ class ThirtyOneState(MatchState):
         if self._round_turns >= self._max_turns:
             self._end_round("turn_cap", [0] * self.players, {})
             return
-        self._seat = self._left(seat)
+        self._seat = self.seats.next(seat)
 
     def _turn_order(self) -> list[int]:
         """The seats still in, from the dealer's left."""
-        active = self.active
+        active = self.seats.active
         return [seat for seat in self._rotations[self.dealer] if active[seat]]
 
     def _reshuffle(self) -> None:
@@ -531,14 +526,14 @@ class ThirtyOneState(MatchState):
         change = [0] * n
         if self._scoring == "lives":
             for s in range(n):
-                if self.active[s] and s not in blitzers:
+                if self.seats.active[s] and s not in blitzers:
                     change[s] = -(self.options["knocker_blitz_penalty"] if s == self.knocker else 1)
         elif self._scoring == "points":
             for s in blitzers:
                 change[s] = 6
         else:
             for s in range(n):
-                if self.active[s] and s not in blitzers and self.standing[s] > 0:
+                if self.seats.active[s] and s not in blitzers and self.standing[s] > 0:
                     change[s] = -1
                     self.pot += 1
             self._share_pot(blitzers, change)
@@ -553,10 +548,10 @@ class ThirtyOneState(MatchState):
     def _showdown(self) -> None:
         """Score a round that ends with hands shown: losing is decided on value alone."""
         n = self.players
-        hands, active, trips, aces = self.hands, self.active, self._trips_value, self._aces_value
+        hands, active, trips, aces = self.hands, self.seats.active, self._trips_value, self._aces_value
         values = {s: thirty_one_points(hands[s], trips, aces) for s in range(n) if active[s]}
         change = [0] * n
-        knocker = self.knocker if self.knocker >= 0 and self.active[self.knocker] else -1
+        knocker = self.knocker if self.knocker >= 0 and self.seats.active[self.knocker] else -1
         o = self.options
         if self._scoring == "lives":
             low = min(values.values())
@@ -596,7 +591,7 @@ class ThirtyOneState(MatchState):
                     after[s] += lost
                     if after[s] < floor:
                         eliminated.append(s)
-            if eliminated and len(eliminated) == sum(self.active):
+            if eliminated and len(eliminated) == self.seats.count:
                 cancelled, eliminated = True, []
             else:
                 self.standing = after
@@ -604,7 +599,7 @@ class ThirtyOneState(MatchState):
             for s in range(n):
                 self.standing[s] += change[s]
         for s in eliminated:
-            self.active[s] = False
+            self.seats.active[s] = False
             self._out_round[s] = self._round
         self._publish_standing()
         key = _CHANGE_KEYS[self._scoring]
@@ -628,28 +623,26 @@ class ThirtyOneState(MatchState):
         }))
         self._phase = _OVER
         self._legal = None
-        if sum(self.active) <= 1:
+        if self.seats.count <= 1:
             self._finish("last player in")
         elif self._rounds_total is not None and self._round >= self._rounds_total:
             self._finish("rounds played")
         elif self._round >= self._max_rounds:
             self._finish("round cap")
         else:
-            self.dealer = self._left(self.dealer)
+            self.dealer = self.seats.next(self.dealer)
             self._start_round()
 
-    def _placement_key(self, seat: int) -> tuple[int, int]:
-        """Higher is better: forfeits last; points and chips games place everyone else by
-        standing; lives games place players still in by lives, then players out by when."""
-        if self._forfeits[seat]:
-            return (-1, self._forfeits[seat])
-        if self.active[seat] or self._scoring != "lives":
+    def _standing_key(self, seat: int) -> tuple[int, int]:
+        """How a seat that did not forfeit is placed, higher better: points and chips games
+        by standing; lives games players still in by lives, then players out by when."""
+        if self.seats.active[seat] or self._scoring != "lives":
             return (1, self.standing[seat])
         return (0, self._out_round[seat])
 
     def _finish(self, reason: str) -> None:
-        keys = [self._placement_key(s) for s in range(self.players)]
         self._phase = _OVER
         self._legal = None
-        self.outcome = Outcome(rank_placements(keys), tuple(float(x) for x in self.standing), reason, self._round)
+        placements = self.seats.placements(self._standing_key)
+        self.outcome = Outcome(placements, tuple(float(x) for x in self.standing), reason, self._round)
         self.log.append(Event("match_end", None, self.outcome.to_dict()))
