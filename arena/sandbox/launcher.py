@@ -254,7 +254,6 @@ class Sandbox:
         self._uids: UidPool | None = None
         self.python = sys.executable
         self._sites: list[Path] = []
-        self._scratch_root: Path | None = None
 
     # -- what is active ---------------------------------------------------------------
 
@@ -451,7 +450,7 @@ class Sandbox:
             raise SandboxError(str(error)) from None
         if lease is not None:
             tree.adopt_orphans()  # the killed bot's processes are then ours to reap, at once
-        scratch = Path(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-", dir=self._scratch_root))
+        scratch = Path(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-"))  # where the sweep looks
         cgroup: BotCgroup | None = None
         seccomp_fd: int | None = None
         holders: tuple[int, int] | None = None
