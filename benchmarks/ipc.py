@@ -19,12 +19,13 @@ Everything runs pinned to one CPU, in one run:
 It prints decisions per second of each, the ratios, the referee's CPU time per decision
 and the median start-up time of a bot (launch until its ``hello``).  The SDK-bot match
 and the start-up time are measured twice: with no sandbox layers beyond rlimits and an
-own session, and with every layer this machine offers (``arena doctor``): the two
-tables of SDK bots are open at once and play each seed in turn, so their ratio compares
-matches played seconds apart.  Each raw-protocol match is followed at once by a
-ping-pong of as many round trips, and the protocol target uses the median of those
-per-match ratios: on a shared machine the load drifts within seconds, and figures taken
-minutes apart gave single-run ratios anywhere from 0.25 to 0.54.
+own session, and with every layer this machine offers (``arena doctor``).
+
+Both targets on rates are medians of ratios of pairs of matches played a moment apart: the
+two tables of SDK bots are open at once and play each seed in turn, and each raw-protocol
+match is followed at once by a ping-pong of as many round trips.  On a shared machine the
+load drifts within seconds: figures taken minutes apart gave single-run ratios anywhere
+from 0.25 to 0.54.
 
     python benchmarks/ipc.py [--matches 30] [--repeats 3] [--players 4]
 
@@ -128,28 +129,28 @@ def protocol_run(
     return matches, pingpongs, cpu[0] / cpu[1]
 
 
-def layers_run(players: int, seeds: range) -> tuple[float, float]:
-    """(decisions/s with no sandbox layers, with every layer) of SDK bots: both tables are
-    open at once and play each seed in turn, so a slow moment of the machine falls on both."""
+def layers_run(players: int, seeds: range) -> tuple[list[float], list[float]]:
+    """Decisions/s of each match of SDK bots with no sandbox layers, and with every layer:
+    both tables are open at once and play each seed in turn (which first alternates), so
+    each pair of matches is played a moment apart."""
     variant = get_variant("scat")
     manifest = load_manifest(TRIVIAL_SDK)
-    decisions = [0, 0]
-    seconds = [0.0, 0.0]
+    rates: tuple[list[float], list[float]] = ([], [])
 
     async def main() -> None:
         boxes = (Sandbox(), await Sandbox.probe())
         async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=boxes[0]) as bare, \
                 open_bots([manifest] * players, time_control=TimeControl(), sandbox=boxes[1]) as full:
+            tables = (bare, full)
             for seed in seeds:
-                for i, bots in enumerate((bare, full)):
+                for i in (0, 1) if seed % 2 else (1, 0):
                     start = time.perf_counter()
-                    record = await play_match(variant, bots, seed=seed, match_id=f"bench-{seed}")
-                    seconds[i] += time.perf_counter() - start
+                    record = await play_match(variant, tables[i], seed=seed, match_id=f"bench-{seed}")
+                    rates[i].append(record.decisions / (time.perf_counter() - start))
                     assert not record.faults, record.faults
-                    decisions[i] += record.decisions
 
     trio.run(main)
-    return decisions[0] / seconds[0], decisions[1] / seconds[1]
+    return rates
 
 
 def _message_sizes(players: int, seed: int) -> tuple[int, int]:
@@ -214,6 +215,12 @@ def startup_times(count: int, full: bool = False) -> list[float]:
     return times
 
 
+def _spread(median: float, ratios: list[float]) -> str:
+    """A median ratio with the quartiles of the pairs it is taken from."""
+    quartiles = " ".join(f"{q:.2f}" for q in statistics.quantiles(ratios, n=4))
+    return f"{median:.2f} (quartiles {quartiles} of {len(ratios)} pairs of matches)"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=4)
@@ -230,26 +237,26 @@ def main() -> int:
     match_rates: list[float] = []
     pingpong_rates: list[float] = []
     referee_cpus: list[float] = []
-    inprocess_runs, single_runs, sdk_runs, full_runs = [], [], [], []
+    inprocess_runs, single_runs, sdk_rates, full_rates = [], [], [], []
     for _ in range(args.repeats):
         matches, pingpongs, referee = protocol_run(TRIVIAL_RAW, args.players, seeds, request, reply)
         match_rates += matches
         pingpong_rates += pingpongs
         referee_cpus.append(referee)
         single_runs.append(pingpong_run(request, reply, 20_000))
-        bare_rate, full_rate = layers_run(args.players, seeds)
-        sdk_runs.append(bare_rate)
-        full_runs.append(full_rate)
+        bare_rates, every_rates = layers_run(args.players, seeds)
+        sdk_rates += bare_rates
+        full_rates += every_rates
         inprocess_runs.append(inprocess_run(args.players, seeds))
     raw = statistics.median(match_rates)
-    sdk = statistics.median(sdk_runs)
-    full = statistics.median(full_runs)
+    sdk = statistics.median(sdk_rates)
+    full = statistics.median(full_rates)
     referee_cpu = statistics.median(referee_cpus)
     inprocess = statistics.median(inprocess_runs)
     pingpong = statistics.median(pingpong_rates)
     single = statistics.median(single_runs)
     raw_ratios = [m / p for m, p in zip(match_rates, pingpong_rates)]
-    full_ratios = [f / s for f, s in zip(full_runs, sdk_runs)]
+    full_ratios = [f / s for f, s in zip(full_rates, sdk_rates)]
     raw_ratio, full_ratio = statistics.median(raw_ratios), statistics.median(full_ratios)
     startup_runs: list[float] = []
     startup_full_runs: list[float] = []
@@ -274,10 +281,9 @@ def main() -> int:
           f"{startup_full * 1000:.1f} ms with every layer")
     checks = [
         ("protocol match / bare ping-pong (median of the matches' ratios)", raw_ratio, TARGET,
-         f"{raw_ratio:.2f} (quartiles {' '.join(f'{q:.2f}' for q in statistics.quantiles(raw_ratios, n=4))}"
-         f" of {len(raw_ratios)} matches)"),
-        ("every layer / no layers, match rate (median of the runs' ratios)", full_ratio, 0.90,
-         f"{full_ratio:.2f} (runs: {' '.join(f'{r:.2f}' for r in full_ratios)})"),
+         _spread(raw_ratio, raw_ratios)),
+        ("every layer / no layers, match rate (median of the matches' ratios)", full_ratio, 0.90,
+         _spread(full_ratio, full_ratios)),
         ("fully sandboxed start-up (ms, at most)", 60 / max(startup_full * 1000, 1e-9), 1.0,
          f"{startup_full * 1000:.1f}"),
     ]
