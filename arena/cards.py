@@ -20,13 +20,25 @@ function of a 64-bit seed, identical on every platform and Python version.
 * **Derived seeds**: ``derive_seed(seed, a, b, ...)`` folds each label into the seed
   with one SplitMix64 step of ``seed ^ label``; a match's round ``r`` is dealt from
   ``derive_seed(match_seed, DEAL, r)`` applied to the fresh deck (see :func:`new_deck`).
+
+A public integer seed is for reproducible examples and tests: SplitMix64 is not a
+cryptographic generator, and anyone who knows the seed knows every card.  Deals that
+players must not be able to predict use a **secret key** instead (``bytes``, at least 16):
+
+* **Keyed derivation**: ``derive_seed(key, a, b, ...)`` folds each label into the key with
+  keyed BLAKE2b (``blake2b(label as 8 little-endian bytes, key=key, digest_size=32)``), so
+  that, as for integers, ``derive_seed(derive_seed(k, a), b) == derive_seed(k, a, b)``.
+* **Keyed generator**: the 64-bit outputs are the successive 8-byte little-endian words of
+  ``shake_256(key)``; the bounded integers and the shuffle are exactly as above.  Without
+  the key, no output reveals anything of the others, of the key, or of another round.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Final, TypeAlias, overload
 
 __all__ = [
     "CARDS",
@@ -36,6 +48,7 @@ __all__ = [
     "POINTS",
     "RANKS",
     "SUITS",
+    "Seed",
     "Stock",
     "card_names",
     "derive_seed",
@@ -53,6 +66,10 @@ _TWO64: Final = 1 << 64
 _GOLDEN: Final = 0x9E3779B97F4A7C15
 _MIX1: Final = 0xBF58476D1CE4E5B9
 _MIX2: Final = 0x94D049BB133111EB
+
+
+Seed: TypeAlias = int | bytes
+"""What drives a deal: a public 64-bit seed, or a secret key (see the module docstring)."""
 
 
 class CardError(ValueError):
@@ -176,12 +193,17 @@ class Stock:
     steps, and the cards come out exactly as from :func:`shuffled_deck`.
     """
 
-    __slots__ = ("_cards", "_next", "_state", "left")
+    __slots__ = ("_cards", "_next", "_state", "_words", "left")
 
-    def __init__(self, cards: Sequence[Card], seed: int | None = None) -> None:
+    def __init__(self, cards: Sequence[Card], seed: Seed | None = None) -> None:
         self._cards = list(cards)
         self._next = 0
-        self._state = None if seed is None else seed & _MASK
+        self._state: int | None = None
+        self._words: _KeyedWords | None = None
+        if isinstance(seed, bytes):
+            self._words = _KeyedWords(seed)
+        elif seed is not None:
+            self._state = seed & _MASK
         self.left = len(self._cards)
         """Cards still in the stock (``len`` too; an attribute is cheaper on the hot path)."""
 
@@ -208,6 +230,9 @@ class Stock:
             j = i + (product >> 64)
             cards[i], cards[j] = cards[j], cards[i]
             self._state = state
+        elif self._words is not None and left > 1:
+            j = i + self._words.below(left)
+            cards[i], cards[j] = cards[j], cards[i]
         self._next = i + 1
         self.left = left - 1
         return cards[i]
@@ -238,20 +263,63 @@ class Stock:
                 j = i + (product >> 64)
                 cards[i], cards[j] = cards[j], cards[i]
             self._state = state
+        elif self._words is not None:
+            below = self._words.below
+            for i in range(start, min(start + count, size - 1)):
+                j = i + below(size - i)
+                cards[i], cards[j] = cards[j], cards[i]
         self._next = start + count
         self.left = size - start - count
         return cards[start : start + count]
 
 
-def derive_seed(seed: int, *labels: int) -> int:
-    """A seed for a sub-stream (a round's deal, a reshuffle) derived from ``seed``."""
+class _KeyedWords:
+    """The keyed generator: 64-bit words of ``shake_256(key)``, read in order."""
+
+    __slots__ = ("_key", "_words", "_used")
+
+    _BATCH: Final = 64
+    """Words read at once: a deck's shuffle needs at most 51 (rejections are ~2**-58 rare)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._words: list[int] = []
+        self._used = 0
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``0..n-1`` (Lemire's method on the next words)."""
+        while True:
+            if self._used == len(self._words):
+                size = len(self._words) + self._BATCH  # the XOF's longer output extends the shorter
+                stream = hashlib.shake_256(self._key).digest(8 * size)
+                self._words = [int.from_bytes(stream[k : k + 8], "little") for k in range(0, 8 * size, 8)]
+            product = self._words[self._used] * n
+            self._used += 1
+            low = product & _MASK
+            if low >= n or low >= (_TWO64 - n) % n:
+                return product >> 64
+
+
+@overload
+def derive_seed(seed: int, *labels: int) -> int: ...
+@overload
+def derive_seed(seed: bytes, *labels: int) -> bytes: ...
+@overload
+def derive_seed(seed: Seed, *labels: int) -> Seed: ...
+def derive_seed(seed: Seed, *labels: int) -> Seed:
+    """A seed for a sub-stream (a round's deal, a reshuffle) derived from ``seed``: an
+    integer from an integer, a key from a key."""
+    if isinstance(seed, bytes):
+        for label in labels:
+            seed = hashlib.blake2b((label & _MASK).to_bytes(8, "little"), key=seed[:64], digest_size=32).digest()
+        return seed
     state = seed & _MASK
     for label in labels:
         state = _mix(((state ^ (label & _MASK)) + _GOLDEN) & _MASK)
     return state
 
 
-def shuffled_deck(seed: int, size: int = 52, cards: Sequence[Card] | None = None) -> list[Card]:
+def shuffled_deck(seed: Seed, size: int = 52, cards: Sequence[Card] | None = None) -> list[Card]:
     """``cards`` (default: a fresh deck of ``size``) shuffled by ``seed``; top card first."""
     stock = Stock(new_deck(size) if cards is None else cards, seed)
     return [stock.deal() for _ in range(len(stock))]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from arena.cards import (
@@ -152,6 +154,69 @@ def test_derive_seed_differs_per_label() -> None:
     assert derive_seed(9, 1, 5) != derive_seed(10, 1, 5)
     assert derive_seed(9, 1, 2) != derive_seed(9, 2, 1)
     assert all(0 <= derive_seed(s, 1, 2) < 2**64 for s in (0, 1, 2**64 - 1))
+
+
+# --- keyed deals (a secret key instead of a public seed) ---------------------------------
+
+KEYS = [bytes(16), b"\x01" * 32, hashlib.sha256(b"arena").digest()]
+
+
+def _reference_keyed_shuffle(key: bytes, cards: list[Card]) -> list[Card]:
+    """The documented keyed generator: 64-bit little-endian words of shake_256(key)."""
+    stream = hashlib.shake_256(key).digest(8 * 4096)
+    words = iter(int.from_bytes(stream[k : k + 8], "little") for k in range(0, len(stream), 8))
+
+    def below(n: int) -> int:
+        while True:
+            m = next(words) * n
+            if (m & _M) >= ((1 << 64) - n) % n:
+                return m >> 64
+
+    out = list(cards)
+    for i in range(len(out) - 1):
+        j = i + below(len(out) - i)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("size", [52, 32])
+def test_keyed_shuffle_matches_the_documented_algorithm(key: bytes, size: int) -> None:
+    deck = shuffled_deck(key, size)
+    assert deck == _reference_keyed_shuffle(key, new_deck(size))
+    assert sorted(deck) == sorted(new_deck(size))
+
+
+def test_keyed_stock_deals_lazily_like_the_whole_shuffle() -> None:
+    for key in KEYS:
+        deck = shuffled_deck(key)
+        stock = Stock(new_deck(), key)
+        assert stock.deal_many(5) + [stock.deal() for _ in range(10)] + stock.deal_many(37) == deck
+
+
+def test_keyed_derivation_folds_like_the_integer_one() -> None:
+    key = KEYS[2]
+    assert derive_seed(derive_seed(key, 1), 7) == derive_seed(key, 1, 7)
+    assert derive_seed(key) == key
+    expected = hashlib.blake2b((3).to_bytes(8, "little"), key=key, digest_size=32).digest()
+    assert derive_seed(key, 3) == expected
+    assert len({derive_seed(key, 1, r) for r in range(500)}) == 500
+    assert derive_seed(key, 1, 2) != derive_seed(KEYS[1], 1, 2)
+
+
+def test_keyed_shuffle_is_uniform_enough() -> None:
+    """Where the ace of spades lands over 5,200 keys: every position about equally often
+    (a chi-square far beyond chance would mean a biased generator)."""
+    counts = [0] * 52
+    ace = parse_card("As")
+    for n in range(5200):
+        counts[shuffled_deck(n.to_bytes(16, "little")).index(ace)] += 1
+    chi2 = sum((c - 100) ** 2 / 100 for c in counts)
+    assert chi2 < 110, f"chi-square {chi2:.0f} over 51 degrees of freedom"  # p < 1e-5 by chance
+
+
+def test_a_public_seed_and_a_key_never_share_a_stream() -> None:
+    assert shuffled_deck(5) != shuffled_deck((5).to_bytes(16, "little"))
 
 
 # --- decks ---------------------------------------------------------------------------

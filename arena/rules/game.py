@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from arena.cards import CARDS, Card, card_names, parse_card
+from arena.cards import CARDS, Card, Seed, card_names, parse_card
 
 if TYPE_CHECKING:
     from arena.rules.variant import Variant
@@ -164,7 +164,7 @@ class MatchState(ABC):
             state.apply(action)
     """
 
-    def __init__(self, variant: Variant, players: int, options: Mapping[str, Any], seed: int) -> None:
+    def __init__(self, variant: Variant, players: int, options: Mapping[str, Any], seed: Seed) -> None:
         self.variant = variant
         self.players = players
         self.options: Mapping[str, Any] = options

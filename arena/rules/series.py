@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, Final
 
-from arena.cards import CARDS, Card, Stock, derive_seed, new_deck
+from arena.cards import CARDS, Card, Seed, Stock, derive_seed, new_deck
 from arena.rules.game import Action, Event, MatchState, Outcome, check_deck
 from arena.rules.options import OptionSpec
 from arena.rules.seats import Seats
@@ -85,7 +85,7 @@ class SeriesState(MatchState):
         variant: Variant,
         players: int,
         options: Mapping[str, Any],
-        seed: int,
+        seed: Seed,
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
     ) -> None:

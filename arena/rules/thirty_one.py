@@ -13,7 +13,7 @@ from functools import cache
 from itertools import combinations
 from typing import Any, Final
 
-from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names, derive_seed, new_deck
+from arena.cards import CARDS, NAMES, POINTS, Card, Seed, Stock, card_names, derive_seed, new_deck
 from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck
 from arena.rules.hands import (
     ACES_33,
@@ -92,7 +92,7 @@ class ThirtyOneFamily(Family):
         variant: Variant,
         players: int,
         options: Mapping[str, Any],
-        seed: int,
+        seed: Seed,
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
     ) -> ThirtyOneState:
@@ -138,7 +138,7 @@ class ThirtyOneState(MatchState):
         variant: Variant,
         players: int,
         options: Mapping[str, Any],
-        seed: int,
+        seed: Seed,
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
     ) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from arena.cards import Card
+from arena.cards import Card, Seed
 from arena.rules.game import MatchState, RulesError
 from arena.rules.hands import HandValue
 from arena.rules.options import OptionSpec, resolve_options
@@ -21,7 +21,7 @@ class Family(ABC):
 
     name: str
     options: tuple[OptionSpec, ...]
-    state: Callable[[Variant, int, Mapping[str, Any], int, Sequence[Sequence[Card]] | None, int], MatchState]
+    state: Callable[[Variant, int, Mapping[str, Any], Seed, Sequence[Sequence[Card]] | None, int], MatchState]
     """The match state class :meth:`new_match` starts, unless the family overrides it."""
 
     def new_match(
@@ -29,7 +29,7 @@ class Family(ABC):
         variant: Variant,
         players: int,
         options: Mapping[str, Any],
-        seed: int,
+        seed: Seed,
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
     ) -> MatchState:
@@ -96,7 +96,7 @@ class Variant:
         self,
         players: int,
         *,
-        seed: int = 0,
+        seed: Seed = 0,
         options: Mapping[str, Any] | None = None,
         decks: Sequence[Sequence[Card]] | None = None,
         dealer: int = 0,

@@ -55,3 +55,22 @@ def test_a_deep_copy_plays_on_like_the_state(variant_name: str) -> None:
         state.apply(action)
         twin.apply(action)
         assert [e.full() for e in twin.log] == [e.full() for e in state.log]
+
+
+@pytest.mark.parametrize("variant_name", VARIANTS)
+def test_a_secret_key_deals_whole_matches(variant_name: str) -> None:
+    """Deals from a secret key (tournaments, unseeded matches): every round dealt, the
+    match played to its end, the same key the same match, another key
+    another deal."""
+    variant = get_variant(variant_name)
+    key = bytes(range(32))
+    state, twin = variant.new_match(3, seed=key), variant.new_match(3, seed=key)
+    rng = random.Random(9)
+    while not state.is_over:
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        twin.apply(action)
+    assert [e.full() for e in twin.log] == [e.full() for e in state.log]
+    assert state.outcome is not None
+    other = variant.new_match(3, seed=bytes(32))
+    assert [e.full() for e in other.log][:3] != [e.full() for e in variant.new_match(3, seed=key).log][:3]
