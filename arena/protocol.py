@@ -136,6 +136,9 @@ def _decode(decoder: msgspec.json.Decoder[_T], line: bytes) -> _T:
         raise ProtocolError(f"invalid message: {error}") from None
     except UnicodeDecodeError as error:  # msgspec raises it for invalid UTF-8 inside a string
         raise ProtocolError(f"invalid message: a string is not valid UTF-8 ({error.reason})") from None
+    except Exception as error:  # noqa: BLE001 - nothing a bot sends may stop the referee
+        # e.g. RecursionError: an unknown field's value is skipped recursively (deep nesting)
+        raise ProtocolError(f"invalid message: {type(error).__name__}: {error}") from None
 
 
 def encode(message: dict[str, Any]) -> bytes:
