@@ -2,8 +2,9 @@
 
 cgroup v1 controllers (``memory``, ``pids``, ``cpuacct``) give the limits and the
 accounting; a cgroup v2 group gives ``cgroup.kill``, which kills every process in the
-group at once, including children that escaped the bot's session.  Each group is
-created under the arena process's own position in its hierarchy (``/proc/self/cgroup``).
+group at once, including children that escaped the bot's session, and ``cgroup.freeze``,
+which stops all of them between the bot's turns.  Each group is created under the arena
+process's own position in its hierarchy (``/proc/self/cgroup``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class CgroupSupport:
 
     v1: dict[str, Path]
     v2: Path | None
+    freeze: bool = False
+    """The v2 groups have ``cgroup.freeze``."""
 
     @property
     def limits(self) -> bool:
@@ -55,7 +58,9 @@ class CgroupSupport:
             BotCgroup(tuple(dirs), None, None).remove()
             raise
         cpu = self.v1.get("cpuacct")
-        return BotCgroup(tuple(dirs), cpu / name if cpu else None, self.v2 / name if self.v2 else None)
+        unified = self.v2 / name if self.v2 else None
+        return BotCgroup(tuple(dirs), cpu / name if cpu else None, unified,
+                         unified / "cgroup.freeze" if unified and self.freeze else None)
 
     def sweep(self) -> int:
         """Kill and remove the groups left by arena processes that died without cleaning
@@ -100,6 +105,8 @@ class BotCgroup:
     dirs: tuple[Path, ...]
     cpuacct: Path | None
     unified: Path | None
+    freezer: Path | None = None
+    """The group's ``cgroup.freeze`` file."""
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a new process must join (opened before the fork)."""
@@ -173,6 +180,7 @@ def detect(prefix: str = "arena") -> CgroupSupport:
             if _writable(base):
                 v1[controller] = base / prefix
     v2: Path | None = None
+    freeze = False
     for mount in (ROOT / "unified", ROOT):
         if (mount / "cgroup.controllers").exists() and "" in own:
             base = mount / own[""].lstrip("/")
@@ -181,10 +189,11 @@ def detect(prefix: str = "arena") -> CgroupSupport:
                 try:
                     probe.mkdir()
                     has_kill = (probe / "cgroup.kill").exists()
+                    freeze = (probe / "cgroup.freeze").exists()
                 finally:
                     with contextlib.suppress(OSError):
                         probe.rmdir()
                 if has_kill:
                     v2 = base / prefix
             break
-    return CgroupSupport(v1, v2)
+    return CgroupSupport(v1, v2, freeze and v2 is not None)

@@ -4,22 +4,27 @@ A :class:`Sandbox` is built once per referee process by :meth:`Sandbox.probe`: i
 checks which layers can work here, starts the probe bot behind them, and keeps only
 the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch`:
 
-1. creates the bot's control groups (memory and pids limits, CPU accounting, kill) and
-   a private scratch folder, owned by the bot's user;
+1. creates the bot's control groups (memory and pids limits, CPU accounting, freezer,
+   kill) and its scratch space (:mod:`arena.sandbox.scratch`: a tmpfs of its own with a
+   size and an inode quota), owned by the bot's user;
 2. forks; the child joins the groups, sets its rlimits, starts a new session, moves the
    protocol pipes above fd 2 (under bubblewrap) and drops to an unprivileged user of
    the pool (``arena-bot-N``);
 3. as that user, execs bubblewrap: new user, pid, network, ipc, uts and mount
    namespaces, a read-only minimal root (``/usr``, the interpreter, the arena package
-   and its libraries, the bot's folder, in unlistable folders), a private ``/tmp``,
-   ``/dev/shm`` and ``/proc``, the scratch folder as the only writable place, an empty
-   environment, no capabilities, and the seccomp filter; it dies with the referee;
+   and its libraries, the bot's folder, in unlistable folders), a private ``/tmp`` and
+   ``/dev/shm`` of the scratch quota's size, a ``/proc`` that shows the bot's own processes
+   and nothing of the machine's (:mod:`arena.sandbox.procfs`), the scratch space as the
+   only writable place, an empty environment, no capabilities, and the seccomp filter; it
+   dies with the referee;
 4. bubblewrap execs the bot, whose first code (:mod:`arena.confine`) takes its pipes
    back to fds 0 and 1 and applies Landlock.
 
 :meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, the
 session, the bot's user, and anything left in the groups), waits until the user has no
-process left, and removes the groups and the scratch folder.
+process left, and removes the groups and the scratch space.  Between its turns the
+referee freezes the whole tree (:meth:`Sandboxed.freeze`), so that a bot cannot take CPU
+from the bot whose turn it is.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ import resource
 import shutil
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,8 +44,8 @@ from pathlib import Path
 import trio
 
 from arena import confine
-from arena.sandbox import seccomp, tree
-from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect, owner_alive
+from arena.sandbox import procfs, scratch, seccomp, tree
+from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
 from arena.sandbox.process import BotProcess
 from arena.sandbox.uids import Lease, UidPool
 
@@ -60,10 +64,16 @@ LAYERS: dict[str, str] = {
     "session": "a bot's children outliving it: own session and process group, killed as one",
     "uid": "reading root-only files, signalling the referee or other bots (one unprivileged user per bot, "
            "whose every process dies with the bot)",
-    "bwrap": "the network, the filesystem beyond its own folders, other processes (bubblewrap namespaces)",
-    "seccomp": "sockets, ptrace, mount, unshare, bpf, io_uring and other kernel interfaces",
+    "bwrap": "the network, the filesystem beyond its own folders, other processes, the machine's load and "
+             "counters in /proc (bubblewrap namespaces)",
+    "seccomp": "sockets, ptrace, mount, new namespaces, bpf, io_uring and other kernel interfaces; file locks, "
+               "change notifications and CPU affinity (channels between bots)",
     "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
     "cgroup-kill": "processes escaping the session: the whole group is killed at once (cgroup v2)",
+    "freeze": "thinking on others' turns: the bot's processes are frozen from its reply to its next request "
+              "(cgroup v2 freezer; the `ponder` time setting allows it and charges it to the bot's clock)",
+    "quota": "filling the disk or the inode table: the bot writes only to a tmpfs of its own with a size and "
+             "a file quota (it gets ENOSPC)",
     "landlock": "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
                 "processes (the kernel's Landlock, applied inside the namespaces)",
 }
@@ -87,6 +97,10 @@ class Limits:
     open_files: int = 64
     processes: int = 32
     """Processes and threads of the whole tree (cgroup pids; RLIMIT_NPROC under its own uid)."""
+    scratch_mb: int = 32
+    """Bytes the bot may keep in its scratch space (the ``quota`` layer)."""
+    scratch_files: int = 4096
+    """Files and folders the bot may keep in its scratch space (the ``quota`` layer)."""
 
     def apply(self, own_user: bool) -> None:
         """Set the limits on the current process (runs in the child before exec)."""
@@ -123,6 +137,9 @@ class Sandboxed:
     lease: Lease | None = None
     _done: bool = field(default=False, repr=False)
     _cpu_fd: int = field(default=-1, repr=False)
+    _freeze_fd: int = field(default=-1, repr=False)
+    frozen: bool = field(default=False, init=False)
+    """Whether the tree is frozen (or being frozen) now."""
 
     @property
     def pid(self) -> int:
@@ -149,15 +166,50 @@ class Sandboxed:
         except (OSError, ValueError):
             return 0
 
+    @property
+    def can_freeze(self) -> bool:
+        """Whether :meth:`freeze` stops the tree (the ``freeze`` layer)."""
+        return self.cgroup is not None and self.cgroup.freezer is not None
+
+    def freeze(self) -> None:
+        """Stop every process of the tree until :meth:`thaw` (no-op without the freezer).
+
+        One write to ``cgroup.freeze``, kept open: the kernel stops the processes as they
+        next leave the kernel, within microseconds, and a process waiting for its next
+        request simply stays asleep."""
+        if not self.frozen and self._freezer(b"1"):
+            self.frozen = True
+
+    def thaw(self) -> None:
+        """Let the tree run again."""
+        if self.frozen:
+            self.frozen = False
+            self._freezer(b"0")
+
+    def _freezer(self, state: bytes) -> bool:
+        if self._freeze_fd < 0:
+            if self._done or self.cgroup is None or self.cgroup.freezer is None:
+                return False
+            try:
+                self._freeze_fd = os.open(self.cgroup.freezer, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                return False
+        try:
+            os.write(self._freeze_fd, state)
+        except OSError:
+            return False
+        return True
+
     async def kill(self) -> None:
-        """Kill the bot's whole tree, reap it, and remove its groups and scratch folder; its
+        """Kill the bot's whole tree, reap it, and remove its groups and scratch space; its
         user goes back to the pool once none of the user's processes is left."""
         if self._done:
             return
         self._done = True
-        if self._cpu_fd >= 0:
-            os.close(self._cpu_fd)
-            self._cpu_fd = -1
+        for fd in (self._cpu_fd, self._freeze_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._cpu_fd = self._freeze_fd = -1
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
@@ -171,11 +223,12 @@ class Sandboxed:
             await self.process.wait()
             # a user whose killed processes are not reaped in time stays out of the pool
             released = uid is None or await tree.wait_reaped(uid)
+            # a plain folder a bot filled can take seconds to empty: never on the event loop
+            await trio.to_thread.run_sync(scratch.remove, self.scratch)
         if self.cgroup is not None:
             self.cgroup.remove()
         if self.lease is not None and released:
             self.lease.release()
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _accessible_to_others(path: Path) -> bool:
@@ -232,14 +285,6 @@ def _hidden_parents(binds: Sequence[Path]) -> list[Path]:
     so a bot sees nothing of the trees its binds live in (the repository, other bots)."""
     parents = {parent for path in binds for parent in path.parents}
     return sorted(p for p in parents - _SYSTEM_MOUNTS if not any(p == b or b in p.parents for b in binds))
-
-
-def _sweep_scratch(root: Path) -> None:
-    """Remove the scratch folders of arena processes that died without cleaning up."""
-    with contextlib.suppress(OSError):
-        for folder in root.glob("arena-bot-*"):
-            if not owner_alive(folder.name):
-                shutil.rmtree(folder, ignore_errors=True)
 
 
 class Sandbox:
@@ -320,11 +365,17 @@ class Sandbox:
         support = detect()
         self._cgroups = support
         support.sweep()
-        _sweep_scratch(Path(tempfile.gettempdir()))
+        scratch.sweep()
         if not support.limits:
             self._set("cgroup", False, "cgroup v1 memory, pids and cpuacct controllers are not writable here")
         if support.v2 is None:
             self._set("cgroup-kill", False, "no writable cgroup v2 hierarchy with cgroup.kill")
+            self._set("freeze", False, "no writable cgroup v2 hierarchy (its cgroup.freeze stops a whole tree)")
+        elif not support.freeze:
+            self._set("freeze", False, "this kernel's cgroup v2 has no cgroup.freeze (Linux 5.2+)")
+        mounts, why = scratch.can_mount()
+        if not mounts:
+            self._set("quota", False, f"cannot mount a tmpfs for each bot's scratch space: {why}")
         if self.status["uid"].active or self.status["bwrap"].active:
             try:
                 self.python = _bot_python()
@@ -371,6 +422,8 @@ class Sandbox:
             self._set("seccomp", False, "the probe bot could still open a socket")
         if self.status["landlock"].active and report.get("outside_write") == "allowed":
             self._set("landlock", False, "the probe bot could still write outside its scratch folder")
+        if self.status["seccomp"].active and report.get("flock") == "allowed":
+            self._set("seccomp", False, "the probe bot could still lock a shared file")
 
     # -- launching ------------------------------------------------------------------------
 
@@ -404,7 +457,11 @@ class Sandbox:
                 args += ["--symlink", os.readlink(path), str(path)]
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+        size = str(self.limits.scratch_mb * _MB)
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
+        for source, hidden in procfs.masks(self.limits.memory_mb):
+            args += ["--ro-bind", source, hidden]
         binds = [p for p in self._read_paths(folder) if Path("/usr") not in (p, *p.parents) and p.exists()]
         for parent in _hidden_parents([*binds, scratch]):
             args += ["--perms", "0111", "--dir", str(parent)]
@@ -450,35 +507,39 @@ class Sandbox:
             raise SandboxError(str(error)) from None
         if lease is not None:
             tree.adopt_orphans()  # the killed bot's processes are then ours to reap, at once
-        scratch = Path(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-"))  # where the sweep looks
+        quota = scratch.Quota(self.limits.scratch_mb, self.limits.scratch_files) if active["quota"].active else None
+        try:
+            home = scratch.create((lease.uid, lease.gid) if lease else None, quota)
+        except BaseException:
+            if lease is not None:
+                lease.release()
+            raise
         cgroup: BotCgroup | None = None
         seccomp_fd: int | None = None
         holders: tuple[int, int] | None = None
         try:
-            if lease is not None:
-                os.chown(scratch, lease.uid, lease.gid)
-            if self._cgroups is not None and (active["cgroup"].active or active["cgroup-kill"].active):
-                name = scratch.name  # arena-bot-PID-...: a sweep knows whose it is
-                support = self._cgroups if active["cgroup"].active else CgroupSupport({}, self._cgroups.v2)
-                if not active["cgroup-kill"].active:
-                    support = CgroupSupport(support.v1, None)
+            v2 = active["cgroup-kill"].active or active["freeze"].active
+            if self._cgroups is not None and (active["cgroup"].active or v2):
+                name = home.name  # arena-bot-PID-...: a sweep knows whose it is
+                support = CgroupSupport(self._cgroups.v1 if active["cgroup"].active else {},
+                                        self._cgroups.v2 if v2 else None, self._cgroups.freeze)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
-            environment = self._environment(scratch)
+            environment = self._environment(home)
             if active["landlock"].active:
-                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, scratch))
+                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home))
             if active["bwrap"].active:
                 if active["seccomp"].active:
                     seccomp_fd = seccomp.memfd()
                 holders = (os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC),
                            os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
                 environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
-                command = self._bwrap_argv(argv, folder, scratch, seccomp_fd, environment)
+                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment)
                 env = {"PATH": "/usr/bin:/bin"}
             else:
                 command, env = list(argv), environment
             process = BotProcess.spawn(
                 command,
-                cwd=scratch,
+                cwd=home,
                 env=env,
                 pass_fds=[fd for fd in (seccomp_fd, *(holders or ())) if fd is not None],
                 preexec_fn=self._preexec(lease, cgroup, holders),
@@ -488,13 +549,13 @@ class Sandbox:
                 cgroup.remove()
             if lease is not None:
                 lease.release()
-            shutil.rmtree(scratch, ignore_errors=True)
+            scratch.remove(home)
             raise
         finally:
             for fd in (seccomp_fd, *(holders or ())):
                 if fd is not None:
                     os.close(fd)
-        return Sandboxed(process, scratch, cgroup, lease)
+        return Sandboxed(process, home, cgroup, lease)
 
     def _preexec(
         self, lease: Lease | None, cgroup: BotCgroup | None, holders: tuple[int, int] | None = None

@@ -6,6 +6,7 @@ demonstrably works on this machine.
 """
 
 import errno
+import fcntl
 import json
 import os
 import socket
@@ -26,9 +27,17 @@ def read_passwd() -> None:
 
 
 def write_outside() -> None:
-    """/tmp is writable inside bubblewrap (a private tmpfs) but not under Landlock."""
-    with open(f"/tmp/arena-probe-{os.getpid()}", "w") as handle:
+    """/dev/shm is writable inside bubblewrap (a private tmpfs) but not under Landlock."""
+    path = f"/dev/shm/arena-probe-{os.getpid()}"
+    with open(path, "w") as handle:
         handle.write("x")
+    os.unlink(path)
+
+
+def lock_shared_file() -> None:
+    """Locking needs only read access: two bots could signal through any file they can read."""
+    with open("/usr/bin/env", "rb") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
 
 
 report = {
@@ -37,6 +46,7 @@ report = {
     "socket": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()),
     "passwd": attempt(read_passwd),
     "outside_write": attempt(write_outside),
+    "flock": attempt(lock_shared_file),
     "namespaces": {ns: os.readlink(f"/proc/self/ns/{ns}") for ns in ("net", "pid", "mnt", "ipc")},
 }
 print(json.dumps(report), flush=True)

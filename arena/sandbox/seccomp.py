@@ -4,6 +4,15 @@ The filter is compiled once with libseccomp (through ``pyseccomp``) into a BPF p
 that bubblewrap installs inside the bot's namespaces (``bwrap --seccomp FD``), after it
 has set them up: installed earlier, it would forbid bubblewrap's own ``unshare`` and
 ``mount``.
+
+Besides the kernel interfaces a bot never needs, it closes the channels two bots could
+signal each other through although they share no writable file: file locks (``flock`` and
+the ``fcntl`` lock commands need only read access, so two bots could talk by locking a
+file under ``/usr``), change notifications (inotify, ``F_NOTIFY``, fanotify see other
+processes open shared files), page-cache residency (``mincore``), new namespaces (a raw
+``clone`` with namespace flags; ``clone3``, whose flags a filter cannot read, answers
+ENOSYS so the C library falls back to ``clone``), and widening the CPUs a bot was pinned
+to (``sched_setaffinity``).
 """
 
 from __future__ import annotations
@@ -11,8 +20,9 @@ from __future__ import annotations
 import errno
 import functools
 import os
+from typing import Any, Final
 
-__all__ = ["DENIED", "available", "bpf_program", "memfd"]
+__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "available", "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -24,8 +34,24 @@ DENIED = (
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
     "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
+    # covert channels between bots: locks, notifications, page-cache probing, CPU affinity
+    "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    "mincore", "sched_setaffinity",
 )
 """System calls refused with EPERM."""
+
+FCNTL_DENIED: Final = {
+    "F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38,
+    "F_SETLEASE": 1024, "F_GETLEASE": 1025, "F_NOTIFY": 1026,
+}
+"""``fcntl`` commands refused with EPERM: record locks, leases and directory notifications."""
+
+CLONE_NAMESPACES: Final = {
+    "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
+"""``clone`` flags refused with EPERM: every new namespace (``unshare`` and ``setns`` are denied)."""
 
 
 def available() -> tuple[bool, str]:
@@ -43,9 +69,16 @@ def bpf_program() -> bytes:
     import pyseccomp
 
     rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
-    for name in DENIED:
+    deny, absent = pyseccomp.ERRNO(errno.EPERM), pyseccomp.ERRNO(errno.ENOSYS)
+    wanted: list[tuple[int, str, tuple[Any, ...]]] = [(deny, name, ()) for name in DENIED]
+    wanted += [(deny, call, (pyseccomp.Arg(1, pyseccomp.EQ, command),))
+               for call in ("fcntl", "fcntl64") for command in FCNTL_DENIED.values()]
+    wanted += [(deny, "clone", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag),))
+               for flag in CLONE_NAMESPACES.values()]
+    wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
+    for action, name, args in wanted:
         try:
-            rules.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+            rules.add_rule(action, name, *args)
         except (RuntimeError, ValueError, OSError):  # a call this architecture does not have
             continue
     fd = os.memfd_create("arena-seccomp")

@@ -1,0 +1,166 @@
+"""On its first decision: tries each way two bots at one table could signal each other
+without a writable file they share, and each way of watching the machine's load, then
+reports the outcomes and plays on legally.
+
+- file locks on a file it can only read (``flock``, ``fcntl`` record locks, OFD locks,
+  leases), change notifications (inotify, ``F_NOTIFY``), page-cache probing (``mincore``);
+- a new user namespace through a raw ``clone`` (``unshare`` is filtered by name), and a
+  thread (which must keep working: the C library falls back from ``clone3`` to ``clone``);
+- widening its CPU affinity to every core;
+- the machine-wide ``/proc`` files: load, CPU and memory counters, pressure, interrupts.
+"""
+
+import ctypes
+import errno
+import fcntl
+import json
+import mmap
+import os
+import random
+import signal
+import struct
+import sys
+import threading
+
+from arena.sdk import hookimpl
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+SHARED = "/usr/bin/env"  # any file every bot can read
+SYS_CLONE = 56  # x86_64
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+F_OFD_SETLK, F_SETLEASE, F_NOTIFY, DN_ACCESS = 37, 1024, 1026, 1
+rng = random.Random(3)
+attacked = False
+
+
+def outcome(action) -> str:  # type: ignore[no-untyped-def]
+    try:
+        value = action()
+    except OSError as error:
+        return errno.errorcode.get(error.errno or 0, f"{type(error).__name__}: {error}")
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__}: {error}"
+    return "ok" if value is None else f"ok: {value}"
+
+
+def check(result: int) -> int:
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+def with_shared(action):  # type: ignore[no-untyped-def]
+    def run() -> object:
+        fd = os.open(SHARED, os.O_RDONLY)
+        try:
+            return action(fd)
+        finally:
+            os.close(fd)
+    return run
+
+
+def ofd_lock(fd: int) -> None:
+    fcntl.fcntl(fd, F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 1, 0))
+
+
+def raw_clone_newuser() -> str:
+    """A child in a new user namespace (it exits at once); the parent reaps it."""
+    pid = check(libc.syscall(SYS_CLONE, CLONE_NEWUSER | signal.SIGCHLD, None, None, None, None))
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return "child in a new user namespace"
+
+
+def raw_clone_newnet() -> str:
+    pid = check(libc.syscall(SYS_CLONE, CLONE_NEWNET | signal.SIGCHLD, None, None, None, None))
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return "child in a new network namespace"
+
+
+def thread_runs() -> str:
+    done = []
+    worker = threading.Thread(target=lambda: done.append(1))
+    worker.start()
+    worker.join()
+    return f"{len(done)} thread ran"
+
+
+def widen_affinity() -> str:
+    before = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    return f"{before} -> {sorted(os.sched_getaffinity(0))}"
+
+
+def inotify() -> None:
+    fd = check(libc.inotify_init1(0))
+    try:
+        check(libc.inotify_add_watch(fd, b"/usr/bin", 0x20))  # IN_OPEN
+    finally:
+        os.close(fd)
+
+
+def dnotify() -> None:
+    fd = os.open("/usr/bin", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.fcntl(fd, F_NOTIFY, DN_ACCESS)
+    finally:
+        os.close(fd)
+
+
+def page_cache() -> None:
+    """Whether the pages of a shared file are in the page cache (another bot may have read it)."""
+    with open(SHARED, "rb") as handle:
+        view = mmap.mmap(handle.fileno(), 4096, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        try:
+            page = (ctypes.c_char * 4096).from_buffer(view)
+            vector = ctypes.create_string_buffer(1)
+            libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+            try:
+                check(libc.mincore(ctypes.addressof(page), 4096, vector))
+            finally:
+                del page
+        finally:
+            view.close()
+
+
+def read(path: str) -> str:
+    with open(path) as handle:
+        return handle.read(400)
+
+
+def attack() -> dict[str, object]:
+    return {
+        "flock": outcome(with_shared(lambda fd: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB))),
+        "fcntl_lock": outcome(with_shared(lambda fd: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 0))),
+        "ofd_lock": outcome(with_shared(ofd_lock)),
+        "lease": outcome(with_shared(lambda fd: fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK))),
+        "inotify": outcome(inotify),
+        "dnotify": outcome(dnotify),
+        "mincore": outcome(page_cache),
+        "clone_newuser": outcome(raw_clone_newuser),
+        "clone_newnet": outcome(raw_clone_newnet),
+        "thread": outcome(thread_runs),
+        "affinity": outcome(widen_affinity),
+        "loadavg": outcome(lambda: read("/proc/loadavg")),
+        "stat": outcome(lambda: read("/proc/stat")),
+        "meminfo": outcome(lambda: read("/proc/meminfo")),
+        "uptime": outcome(lambda: read("/proc/uptime")),
+        "pressure": outcome(lambda: read("/proc/pressure/cpu")),
+        "interrupts": outcome(lambda: read("/proc/interrupts")),
+        "file_nr": outcome(lambda: read("/proc/sys/fs/file-nr")),
+        "vmstat": outcome(lambda: read("/proc/vmstat")),
+        "own_status": outcome(lambda: read("/proc/self/status")[:20]),
+    }
+
+
+@hookimpl
+def choose(legal: list[str]) -> str:
+    global attacked
+    if not attacked:
+        attacked = True
+        print("REPORT " + json.dumps(attack()), file=sys.stderr, flush=True)
+    return rng.choice(legal)
