@@ -16,7 +16,7 @@ import select
 import signal
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, fields
 from operator import attrgetter
 from typing import Any, Final
@@ -25,6 +25,7 @@ import trio
 
 from arena import __version__
 from arena.botspec import BotManifest
+from arena.cards import Seed, derive_seed
 from arena.protocol import (
     MAX_LINE,
     PROTOCOL_VERSION,
@@ -53,6 +54,9 @@ __all__ = [
     "play_match",
 ]
 
+SEND_TIMEOUT_S: Final = 5.0
+"""How long a bot may leave its input unread while the referee waits to write to it (a
+``decide`` request has the decision's own time instead); longer is a ``timeout`` fault."""
 EVENT_BUDGET: Final = MAX_LINE // 2
 """Bytes of events carried inside one decide or match_end; more go in ``events`` messages."""
 _EVENT_MAX: Final = 512
@@ -76,8 +80,12 @@ class TimeControl:
     """Extra time for a bot's first decision of each match."""
     startup_ms: int = 10_000
     """Time from launch to the bot's ``hello``."""
+    ponder: bool = False
+    """Whether a bot may think while others decide.  Off (the default), its processes are
+    frozen from each reply until its next request (the sandbox's ``freeze`` layer); on, the
+    CPU time it uses meanwhile is taken from its time (the bank, then the next decision)."""
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int | bool]:
         """The ``time`` field of ``match_start``."""
         return asdict(self)
 
@@ -101,13 +109,15 @@ class FaultPolicy:
 class BotFault(Exception):
     """A bot broke the protocol or the clock; ``kind`` is one of :data:`FAULT_KINDS`.
 
-    ``label`` names the bot where the fault stands in for it (a bot that did not start)."""
+    ``label`` names the bot where the fault stands in for it (a bot that did not start);
+    ``fatal``: the bot cannot go on under any policy (it stopped reading its input)."""
 
-    def __init__(self, kind: str, detail: str, label: str = "?") -> None:
+    def __init__(self, kind: str, detail: str, label: str = "?", *, fatal: bool = False) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
         self.label = label
+        self.fatal = fatal or kind in ("crash", "closed_stdout")
 
 
 @dataclass(frozen=True)
@@ -155,7 +165,8 @@ class MatchResult:
     match_id: str
     variant: str
     options: dict[str, Any]
-    seed: int
+    seed: Seed
+    """What dealt the cards: a public seed, or a secret key (never sent to a bot)."""
     bots: list[str]
     outcome: dict[str, Any]
     faults: list[Fault]
@@ -175,6 +186,8 @@ class MatchResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the match record)."""
         record = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "events"}
+        if isinstance(self.seed, bytes):  # the match is over: its key may be shown
+            record["seed"], record["key"] = None, self.seed.hex()
         record["faults"] = [asdict(f) for f in self.faults]
         record["timings"] = [asdict(t) for t in self.timings]
         record["log"] = self.log
@@ -212,13 +225,17 @@ class _Pipes:
         except OSError:
             raise EOFError from None
 
-    async def write(self, data: bytes) -> None:
-        """Write all of ``data``, waiting for room in the pipe; EOFError if it is closed."""
+    async def write(self, data: bytes | memoryview, deadline: float) -> None:
+        """Write all of ``data``, waiting for room in the pipe until ``deadline``
+        (``time.perf_counter()``); TimeoutError after it, EOFError if the pipe is closed."""
         view = memoryview(data)
         while view:
             view = view[self.write_now(view):]
             if view:
-                await trio.lowlevel.wait_writable(self._write_fd)
+                with trio.move_on_after(deadline - time.perf_counter()) as waited:
+                    await trio.lowlevel.wait_writable(self._write_fd)
+                if waited.cancelled_caught:
+                    raise TimeoutError
 
     def readline_now(self) -> bytes | None:
         """The next line (without its newline) if it has arrived, else None: no waiting.
@@ -288,10 +305,13 @@ class _Pipes:
 class Bot:
     """A live bot process the referee talks to; may play several matches in a row."""
 
-    def __init__(self, manifest: BotManifest, sandboxed: Sandboxed, layers: Sequence[str] = ()) -> None:
+    def __init__(self, manifest: BotManifest, sandboxed: Sandboxed, layers: Sequence[str] = (),
+                 *, freeze: bool = False) -> None:
         self.manifest = manifest
         self.layers = list(layers)
         """The sandbox layers the bot runs behind."""
+        self.freezes = freeze and sandboxed.can_freeze
+        """Whether its processes are frozen between its turns (see :attr:`TimeControl.ponder`)."""
         self.label = manifest.label
         self.sandboxed = sandboxed
         self._pipes = _Pipes(sandboxed.process, MAX_LINE)
@@ -342,14 +362,29 @@ class Bot:
         """The last ``limit`` characters the bot wrote to stderr."""
         return self.stderr_tail[-limit:].decode("utf-8", "replace")
 
-    async def send(self, payload: bytes) -> None:
-        """Send one encoded message; a dead pipe is a crash or a closed stream."""
+    async def send(self, payload: bytes, timeout_s: float = SEND_TIMEOUT_S) -> None:
+        """Send one encoded message; a dead pipe is a crash or a closed stream, a pipe that
+        stays full for ``timeout_s`` a timeout."""
         try:
             written = self._pipes.write_now(payload)
             if written < len(payload):  # rare: a long message or a full pipe
-                await self._pipes.write(payload[written:])
+                await self._write_rest(memoryview(payload)[written:], time.perf_counter() + timeout_s)
         except EOFError:
             raise await self._gone() from None
+        except TimeoutError:
+            raise _unread(timeout_s) from None
+
+    async def _write_rest(self, rest: memoryview, deadline: float) -> None:
+        """Finish a write the pipe could not take at once.  A frozen bot cannot read: it
+        runs until the write is done, then is frozen again."""
+        frozen = self.sandboxed.frozen
+        if frozen:
+            self.sandboxed.thaw()
+        try:
+            await self._pipes.write(rest, deadline)
+        finally:
+            if frozen:
+                self.sandboxed.freeze()
 
     async def handshake(self, timeout_s: float) -> None:
         """Exchange ``hello`` messages within ``timeout_s`` of launch."""
@@ -367,6 +402,8 @@ class Bot:
             raise BotFault("startup", f"speaks protocol {message.protocol}, the referee {PROTOCOL_VERSION}")
         self.hello = message
         self.startup_s = time.perf_counter() - start
+        if self.freezes:
+            self.sandboxed.freeze()
 
     async def ask(self, payload: bytes, request: int, sent: float, allowed_s: float) -> str:
         """Send a ``decide`` request at ``sent`` (``time.perf_counter()``); the chosen
@@ -377,10 +414,15 @@ class Bot:
         referee yields the core to it, so the reply is usually in the pipe at the first
         read, and a decision costs three system calls and no wait."""
         pipes = self._pipes
+        if self.freezes:
+            self.sandboxed.thaw()
         try:
             written = pipes.write_now(payload)
             if written < len(payload):  # rare: a long message or a full pipe
-                await pipes.write(payload[written:])
+                try:
+                    await pipes.write(memoryview(payload)[written:], sent + allowed_s)
+                except TimeoutError:
+                    raise _unread(allowed_s) from None
             # A bot sharing the referee's core (a tournament pins them together) can only
             # answer once the referee lets go of it: hand the core over now rather than
             # after a failed read and a poll.  Elsewhere the call returns at once.
@@ -404,6 +446,9 @@ class Bot:
         except TimeoutError:
             self._late.add(request)
             raise _timeout(allowed_s) from None
+        finally:
+            if self.freezes:  # its turn is over, whatever happened
+                self.sandboxed.freeze()
 
     async def _receive(self, deadline: float) -> BotHello | ActionReply:
         try:
@@ -435,11 +480,12 @@ class Bot:
         """Say ``bye``, give the bot a moment to exit, then kill its whole process group."""
         if self.alive:
             self.alive = False
+            self.sandboxed.thaw()  # to read its bye and exit
             with trio.move_on_after(grace_s):
                 try:
-                    await self._pipes.write(encode({"type": "bye"}))
+                    await self._pipes.write(encode({"type": "bye"}), time.perf_counter() + grace_s)
                     await self.sandboxed.process.wait()
-                except EOFError:
+                except (EOFError, TimeoutError):
                     pass
         await self.sandboxed.kill()
 
@@ -473,7 +519,7 @@ async def open_bots(
             except OSError as error:  # the bot's command cannot run
                 bots[i] = BotFault("startup", f"cannot start {argv[0]!r}: {error}", manifest.label)
                 return
-            bot = Bot(manifest, sandboxed, box.active)
+            bot = Bot(manifest, sandboxed, box.active, freeze=not time_control.ponder)
             nursery.start_soon(bot.drain_stderr)
             try:
                 await bot.handshake(time_control.startup_ms / 1000)
@@ -505,6 +551,11 @@ def _timeout(allowed_s: float) -> BotFault:
     return BotFault("timeout", f"no answer within {allowed_s * 1000:.0f} ms")
 
 
+def _unread(waited_s: float) -> BotFault:
+    """The fault of a bot whose input pipe stayed full: it cannot be asked anything more."""
+    return BotFault("timeout", f"left its input unread for {waited_s:.1f} s (the pipe to it stayed full)", fatal=True)
+
+
 def _chosen(text: str, legal: Sequence[Action]) -> Action:
     """The legal action whose text the bot sent; an ``illegal_action`` fault otherwise."""
     for action in legal:
@@ -513,6 +564,8 @@ def _chosen(text: str, legal: Sequence[Action]) -> Action:
     raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
 
 
+SUBSTITUTE: Final = 0x5EED
+"""derive_seed label of the generator that picks a substituted bot's random actions."""
 _DECIDE: Final = b'{"type":"decide","id":%d,"observation":%s,"legal":%s,"time_left_ms":%d,"events":[%s]}\n'
 _text: Final = attrgetter("text")
 
@@ -584,7 +637,7 @@ async def play_match(
     variant: Variant,
     bots: Sequence[Bot | BotFault],
     *,
-    seed: int,
+    seed: Seed,
     options: Mapping[str, Any] | None = None,
     match_id: str = "match",
     time_control: TimeControl = TimeControl(),
@@ -604,30 +657,34 @@ async def play_match(
     strikes = [0] * players
     first = [True] * players
     bank_ms = [float(time_control.bank_ms)] * players  # time in ms: time_left_ms is then exact
-    substitute = random.Random(seed ^ 0x5EED)
+    substitute = random.Random(derive_seed(seed, SUBSTITUTE))
     request = 0
     resolved = variant.resolve(options)
     overrides = {name: resolved[name] for name in options or {}}
     live: list[Bot | None] = [bot if isinstance(bot, Bot) else None for bot in bots]
     accounting = [isinstance(bot, Bot) and bot.sandboxed.accounts_cpu for bot in bots]
+    pondering = [on and isinstance(bot, Bot) and not bot.freezes for bot, on in zip(bots, accounting)]
+    """Seats whose CPU between their turns is charged to their clock (not frozen, accounted)."""
     cpu_mark = [bot.sandboxed.cpu_ns() if on and isinstance(bot, Bot) else 0 for bot, on in zip(bots, accounting)]
 
     async def fault(seat: int, error: BotFault) -> bool:
         """Record a fault; True if the seat is now out of the match."""
         strikes[seat] += 1
-        dead = error.kind in ("crash", "closed_stdout")
-        out = policy.mode == "forfeit" or dead or strikes[seat] >= policy.strikes
-        penalty = "forfeit" if policy.mode == "forfeit" else ("disqualified" if out else "substituted")
+        out = policy.mode == "forfeit" or error.fatal or strikes[seat] >= policy.strikes
         entrant = bots[seat]
+        if not out and isinstance(entrant, Bot):
+            try:
+                await entrant.send(encode({"type": "error", "message": f"{error}; a random legal action was played"}))
+            except BotFault as unreachable:  # it cannot even be told: it is out
+                error = BotFault(error.kind, f"{error.detail}; then {unreachable}")
+                out = True
+        penalty = "forfeit" if policy.mode == "forfeit" else ("disqualified" if out else "substituted")
         faults.append(Fault(seat, entrant.label, error.kind, error.detail, request, penalty))
         if out:
             state.forfeit(seat)
             if isinstance(entrant, Bot):
                 live[seat] = None
                 await entrant.close(0)
-        elif isinstance(entrant, Bot):
-            with suppress(BotFault):
-                await entrant.send(encode({"type": "error", "message": f"{error}; a random legal action was played"}))
         return out
 
     for seat, entrant in enumerate(bots):
@@ -657,35 +714,41 @@ async def play_match(
         if request % 32 == 0:
             await trio.lowlevel.checkpoint()  # replies often need no wait: let other matches run
         news = news_for(seat)
-        if len(news) * _EVENT_MAX > EVENT_BUDGET:  # perhaps too many for one line
-            early, news = _split(news, EVENT_BUDGET)
-            for message in early:  # a seat that has not decided for long: its news go first
-                await current.send(message)
         budget_ms = move_ms + first_move_ms if first[seat] else move_ms
-        allowed_ms = budget_ms + bank_ms[seat]
-        payload = _DECIDE % (request, encode_raw(state.observe(seat)), encode_raw(list(map(_text, legal))),
-                             allowed_ms, b",".join(news))
+        charged_ms = 0.0  # CPU it used on others' turns, where it may ponder
+        if pondering[seat]:
+            now_ns = current.sandboxed.cpu_ns()
+            charged_ms = (now_ns - cpu_mark[seat]) / 1e6
+            cpu_mark[seat] = now_ns
+        allowed_ms = budget_ms + bank_ms[seat] - charged_ms
         failure: BotFault | None = None
-        began = clock()
+        spent = 0.0
         try:
-            text = await current.ask(payload, request, began, allowed_ms / 1000)
+            if allowed_ms <= 0:
+                raise BotFault("timeout", f"used {charged_ms:.0f} ms of CPU on others' turns, more than its "
+                                          f"{budget_ms + bank_ms[seat]:.0f} ms left")
+            if len(news) * _EVENT_MAX > EVENT_BUDGET:  # perhaps too many for one line
+                early, news = _split(news, EVENT_BUDGET)
+                for message in early:  # a seat that has not decided for long: its news go first
+                    await current.send(message)
+            payload = _DECIDE % (request, encode_raw(state.observe(seat)), encode_raw(list(map(_text, legal))),
+                                 allowed_ms, b",".join(news))
+            began = clock()
+            try:
+                text = await current.ask(payload, request, began, allowed_ms / 1000)
+            finally:
+                spent = clock() - began
+            if spent * 1000 > allowed_ms:  # it answered, but late
+                raise _timeout(allowed_ms / 1000)
+            action = _chosen(text, legal)
         except BotFault as error:
             failure = error
-        spent = clock() - began
-        if failure is None:
-            if spent * 1000 > allowed_ms:  # it answered, but late
-                failure = _timeout(allowed_ms / 1000)
-            else:
-                try:
-                    action = _chosen(text, legal)
-                except BotFault as error:
-                    failure = error
         cpu_ns = 0
         if accounting[seat]:  # one read per decision: the counter costs a system call
             cpu_ns = current.sandboxed.cpu_ns() - cpu_mark[seat]
             cpu_mark[seat] += cpu_ns
         timings[seat].add(spent, cpu_ns / 1e9)
-        overrun_ms = spent * 1000 - budget_ms
+        overrun_ms = spent * 1000 + charged_ms - budget_ms
         if overrun_ms > 0:
             bank_ms[seat] = max(0.0, bank_ms[seat] - overrun_ms)
         first[seat] = False
@@ -707,8 +770,9 @@ async def play_match(
                     b'{"type":"match_end","match_id":', encode_raw(match_id),
                     b',"outcome":', encode_raw(outcome), b',"events":[', b",".join(news), b"]}\n",
                 )))
-            except BotFault as error:
+            except BotFault as error:  # the match is over: nothing to forfeit, but it is not reused
                 faults.append(Fault(seat, player.label, error.kind, error.detail, request, "none"))
+                await player.close(0)
     return MatchResult(
         match_id=match_id,
         variant=variant.name,

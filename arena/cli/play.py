@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +11,9 @@ import typer
 from tabulate import tabulate
 
 from arena.botspec import find_bot
+from arena.cards import Seed
 from arena.cli._app import OptionPairs, app, user_errors
+from arena.deals import new_key, opaque_id, parse_key
 from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
@@ -28,7 +29,12 @@ def match(
         typer.Option("--bot", "-b", help="A bot per seat, in seat order: a folder, or a bundled or installed "
                      "bot's name (repeat for each seat, 2 or more)."),
     ],
-    seed: Annotated[int | None, typer.Option(help="Match seed (default: a random one, printed).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Deal from this public seed: the match can be replayed, and anyone who knows the seed knows "
+             "every card (for examples and bug reports).", min=0, max=2**64 - 1)] = None,
+    key: Annotated[str | None, typer.Option(
+        help="Deal from this secret key (hex, at least 32 digits), as printed after an earlier match, to play "
+             "its deals again.  Default: a fresh key from the operating system.")] = None,
     option: OptionPairs = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     log: Annotated[Path | None, typer.Option(help="Write the full match record (with its log) to this file.")] = None,
@@ -37,10 +43,15 @@ def match(
     policy: Annotated[str, typer.Option(help="Fault policy: forfeit, or substitute (random legal actions, "
                                         "disqualified after --strikes faults).")] = "forfeit",
     strikes: Annotated[int, typer.Option(help="Faults before disqualification under substitute.", min=1)] = 3,
+    ponder: Annotated[bool, typer.Option(help="Let bots think on others' turns (charged to their clock) "
+                                         "instead of freezing them.")] = False,
     require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated "
                                          f"({', '.join(LAYERS)}); see `arena doctor`.")] = "",
 ) -> None:
-    """Play one match between bots, each in its own process, and show the result."""
+    """Play one match between bots, each in its own process, and show the result.
+
+    The cards are dealt from a secret key that no bot sees (printed after the match, to
+    replay it with `--key`), or from a public `--seed`."""
     game = get_variant(variant)
     if len(bot) < 2:
         raise RulesError("a match needs at least two --bot options, one per seat")
@@ -56,15 +67,17 @@ def match(
         rules = FaultPolicy(policy, strikes)
     except ValueError as error:
         raise RulesError(str(error)) from None
-    seed = secrets.randbits(63) if seed is None else seed
-    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms)
+    if seed is not None and key is not None:
+        raise RulesError("give --seed or --key, not both")
+    deal: Seed = seed if seed is not None else parse_key(key) if key is not None else new_key()
+    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms, ponder=ponder)
 
     required = [name.strip() for name in require.split(",") if name.strip()]
 
     async def run() -> MatchResult:
         sandbox = await probe_sandbox(required)
         async with open_bots(manifests, time_control=time_control, sandbox=sandbox) as bots:
-            return await play_match(game, bots, seed=seed, options=options, match_id=f"{game.name}-{seed}",
+            return await play_match(game, bots, seed=deal, options=options, match_id=opaque_id(deal, "match"),
                                     time_control=time_control, policy=rules)
 
     result = trio.run(run)
@@ -110,7 +123,9 @@ def doctor(
 
 def _print_match(result: MatchResult) -> None:
     outcome = result.outcome
-    typer.echo(f"{result.variant}, seed {result.seed}: {outcome['reason']} after {outcome['rounds']} rounds, "
+    dealt = f"key {result.seed.hex()}" if isinstance(result.seed, bytes) else f"seed {result.seed}"
+    rounds = f"{outcome['rounds']} round{'s' if outcome['rounds'] != 1 else ''}"
+    typer.echo(f"{result.variant}, {dealt}: {outcome['reason']} after {rounds}, "
                f"{result.decisions} decisions in {result.duration_s:.2f} s; sandbox: {', '.join(result.sandbox)}")
     rows = []
     for seat, label in enumerate(result.bots):

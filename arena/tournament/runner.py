@@ -272,7 +272,7 @@ def _job(spec: TournamentSpec, table: Table) -> TableJob:
         id=table.id, variant=table.variant, options=table.options,
         bots=[BotRef(v.bot, v.path) for v in table.versions],
         matches=[MatchJob(m.id, m.seed, list(m.seats)) for m in table.matches],
-        time=spec.time.to_dict(), policy=spec.policy.mode, strikes=spec.policy.strikes,
+        time=spec.time, policy=spec.policy.mode, strikes=spec.policy.strikes,
     )
 
 

@@ -39,6 +39,7 @@ class _Time(msgspec.Struct, forbid_unknown_fields=True):
     bank_ms: NonNegative = TimeControl.bank_ms
     first_move_ms: NonNegative = TimeControl.first_move_ms
     startup_ms: Positive = TimeControl.startup_ms
+    ponder: bool = TimeControl.ponder
 
 
 class _Faults(msgspec.Struct, forbid_unknown_fields=True):
@@ -200,7 +201,8 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         name=name, variants=tuple(plans), entrants=tuple(raw.entrants), open=raw.open, mode=raw.mode,
         challenger=raw.challenger, deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
         require=tuple(raw.require),
-        time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms),
+        time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms,
+                         raw.time.ponder),
         policy=FaultPolicy(raw.faults.policy, raw.faults.strikes), description=raw.description,
         source=source, text=text,
     )

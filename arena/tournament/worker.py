@@ -56,7 +56,7 @@ class TableJob(msgspec.Struct, frozen=True, tag="table"):
     options: dict[str, Any]
     bots: list[BotRef]
     matches: list[MatchJob]
-    time: dict[str, int]
+    time: TimeControl
     policy: str
     strikes: int
 
@@ -112,7 +112,7 @@ async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
     not its fault."""
     variant = get_variant(job.variant)
     manifests = [manifest_for(b.name, b.path) for b in job.bots]
-    time_control = TimeControl(**job.time)
+    time_control = job.time
     policy = FaultPolicy(job.policy, job.strikes)
     limit_s = sandbox.limits.cpu_seconds
     used_s = [0.0] * len(manifests)  # by the bot's current process

@@ -31,7 +31,7 @@ from arena.sdk import PROJECT, BotSpec, MatchInfo, hookimpl
 
 REPO = Path(__file__).resolve().parents[2]
 HELLO = {"type": "hello", "protocol": 1, "arena": "test"}
-TIME = {"move_ms": 1000, "bank_ms": 10000, "first_move_ms": 5000, "startup_ms": 10000}
+TIME = {"move_ms": 1000, "bank_ms": 10000, "first_move_ms": 5000, "startup_ms": 10000, "ponder": False}
 START = {"type": "match_start", "match_id": "m1", "variant": "scat", "options": {}, "seat": 0, "players": 2,
          "time": TIME}
 

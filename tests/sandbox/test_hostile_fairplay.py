@@ -8,13 +8,19 @@ defence is lost.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import os
+import statistics
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from hostile import Played, assert_clean, assert_nothing_left, bot_copy, needs, play, random_bot
+from hostile import Played, assert_clean, assert_fault, assert_nothing_left, bot_copy, needs, play, random_bot
 
+from arena.referee import Bot, BotFault, FaultPolicy, TimeControl
 from arena.sandbox import Sandbox
+
+PATIENT = TimeControl(move_ms=500, bank_ms=1000, first_move_ms=2000, startup_ms=5000)
 
 
 def refused(value: object) -> bool:
@@ -85,3 +91,93 @@ def test_load_memory_and_uptime_are_steady_stand_ins(
     memory_kb = box.limits.memory_mb * 1024
     assert f"MemTotal: {memory_kb:>8} kB" in report["meminfo"], report["meminfo"]
     assert report["own_status"].startswith("ok: Name:"), "the bot's own /proc entries must stay readable"
+
+
+# ---------------------------------------------------------------------------------------
+# Thinking on others' turns
+
+
+@contextlib.contextmanager
+def bots_on_one_core() -> Iterator[Callable[[list[Bot | BotFault]], None]]:
+    """Yields a ``before_match`` callback that moves every started bot to one CPU (as a
+    tournament worker runs a table), while the test's referee and its watcher run on the
+    others; where the machine has one CPU, everything shares it."""
+    before = os.sched_getaffinity(0)
+    cores = sorted(before)
+    bots_core, rest = cores[-1], set(cores[:-1]) or {cores[-1]}
+
+    def pin(bots: list[Bot | BotFault]) -> None:
+        for bot in bots:
+            if isinstance(bot, Bot) and bot.sandboxed.cgroup is not None:
+                for pid in bot.sandboxed.cgroup.pids():
+                    os.sched_setaffinity(pid, {bots_core})
+
+    os.sched_setaffinity(0, rest)
+    try:
+        yield pin
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def test_a_bot_spinning_between_its_turns_is_frozen(box: Sandbox) -> None:
+    """A bot answers at once but keeps a thread spinning: on a shared core, the honest bot
+    whose turn it is then had the CPU for about half its thinking time.  Frozen between its
+    turns, the spinner gets (almost) no CPU, and the honest bot keeps the core."""
+    needs(box, "freeze", "cgroup")
+    with bots_on_one_core() as pin:
+        played = play(box, [bot_copy("cpu-meter"), bot_copy("offturn-spinner")], time_control=PATIENT,
+                      reporters=[0], before_match=pin)
+    assert_clean(played)
+    shares = played.report(0)["shares"]
+    honest, spinner = played.result.timings
+    # about 0.5 when the spinner is not frozen; benchmarks/ipc.py measures it on a quiet machine
+    assert statistics.median(shares) >= 0.75, f"the honest bot had the CPU for {statistics.median(shares):.2f} " \
+        "of its thinking time"
+    # its CPU (accounted from reply to reply) fits in its own turns: none on the other bot's
+    assert spinner.cpu_s <= 1.1 * spinner.total_s + 0.01, (
+        f"the spinner used {spinner.cpu_s:.3f} s of CPU in turns that took {spinner.total_s:.3f} s")
+    assert honest.cpu_s > 0.5 * honest.total_s
+    assert_nothing_left(played)
+
+
+def test_pondering_is_charged_to_the_bots_clock(box: Sandbox) -> None:
+    """With ``ponder`` the spinner is not frozen, but the CPU it takes between its turns
+    (here all of the core while the two others wait 20 ms each) counts as its own thinking
+    time: past its 25 ms a move and its bank, it times out; the others, who use 20 ms a move
+    on their turns only, never do."""
+    needs(box, "cgroup")
+    pondering = TimeControl(move_ms=25, bank_ms=100, first_move_ms=500, startup_ms=5000, ponder=True)
+    with bots_on_one_core() as pin:
+        played = play(box, [bot_copy("napper"), bot_copy("offturn-spinner"), bot_copy("napper")],
+                      time_control=pondering, before_match=pin)
+    fault = assert_fault(played, 1, "timeout", detail="on others' turns")
+    assert fault.decision > 1
+    assert_nothing_left(played)
+
+
+# ---------------------------------------------------------------------------------------
+# Stopping the referee
+
+
+def test_a_deeply_nested_hello_is_a_startup_fault(box: Sandbox) -> None:
+    played = play(box, [bot_copy("nested-hello"), random_bot(), random_bot()])
+    fault = assert_fault(played, 0, "startup", detail="malformed before hello")
+    assert "RecursionError" in fault.detail
+    assert_nothing_left(played)
+
+
+def test_a_bot_that_stops_reading_cannot_hang_the_referee(box: Sandbox) -> None:
+    """Under the substitute policy the deaf bot is asked again and again; once its shrunk
+    input pipe is full the referee's write would wait for ever.  It has the decision's time
+    instead, and a bot that does not read is out whatever the policy."""
+    hurried = TimeControl(move_ms=100, bank_ms=0, first_move_ms=100, startup_ms=5000)
+    played = play(box, [random_bot(), bot_copy("deaf"), random_bot()], time_control=hurried,
+                  policy=FaultPolicy("substitute", strikes=1000))
+    result = played.result
+    kinds = [(f.kind, f.penalty) for f in result.faults]
+    assert all(f.seat == 1 for f in result.faults), result.faults
+    assert kinds[-1] == ("timeout", "disqualified"), kinds
+    assert "left its input unread" in result.faults[-1].detail
+    assert result.duration_s < 20
+    assert result.log[-1]["event"] == "match_end"
+    assert_nothing_left(played)
