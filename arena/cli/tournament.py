@@ -1,7 +1,9 @@
-"""Commands that run competitions: ``run``, ``demo``, ``league``, ``submit``, ``bots``, ``withdraw``."""
+"""Commands that run competitions: ``run``, ``demo``, ``league``, ``submit``, ``bots``, ``withdraw``,
+``key``."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Final
@@ -21,6 +23,7 @@ from tabulate import tabulate
 
 from arena.cli._app import OptionPairs, app, fail, user_errors
 from arena.cli.results import print_table
+from arena.deals import parse_key
 from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
@@ -95,14 +98,16 @@ def _summary_line(summary: RunSummary, seconds: float) -> str:
             f"sandbox: {', '.join(summary.sandbox) or '-'}")
 
 
-def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool) -> None:
+def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool,
+                   key_file: Path | None = None) -> None:
     """Run (or resume) a tournament with a progress bar; Ctrl+C stops it keeping what finished."""
     spec = load_spec(tournament)
+    key = _read_key(key_file) if key_file is not None else None
     view = ProgressView(spec.name, quiet=quiet)
     begun = time.perf_counter()
     with Store(db) as store:
         try:
-            summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency)
+            summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key)
         except KeyboardInterrupt:
             view.close()
             stored = store.count(spec.name)
@@ -118,6 +123,10 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
     print_table(db, spec.name)
     typer.echo(f"\nmore: arena table -t {spec.name} --variant V, arena crosstable -t {spec.name}, "
                f"arena show MATCH (ids: arena export -t {spec.name})")
+    if summary.given_up:
+        lost = sum(summary.given_up.values())
+        raise fail(f"{lost} matches of {len(summary.given_up)} table(s) were not played: referee workers kept "
+                   f"dying while playing them (above); `arena run {tournament}` again retries them")
 
 
 Workers = Annotated[int | None, typer.Option(help="Referee worker processes (default: the tournament "
@@ -125,6 +134,16 @@ Workers = Annotated[int | None, typer.Option(help="Referee worker processes (def
 Concurrency = Annotated[int | None, typer.Option(help="Tables played at once by each worker (default: "
                                                  "the file's `concurrency`).", min=1)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+KeyFile = Annotated[Path | None, typer.Option(
+    help="For a tournament's first run: deal from the secret key in this file (hex, as `arena key` writes it) "
+         "instead of a fresh one, to play the same deals as another database.", dir_okay=False)]
+
+
+def _read_key(path: Path) -> bytes:
+    try:
+        return parse_key(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise fail(f"cannot read the key file {path}: {error.strerror}") from None
 
 
 @app.command("run")
@@ -136,14 +155,18 @@ def run(
     workers: Workers = None,
     concurrency: Concurrency = None,
     quiet: Quiet = False,
+    key_file: KeyFile = None,
 ) -> None:
     """Run a tournament, or resume it: matches already stored are never played again.
 
     Matches run on one referee worker process per core, several at a time, each bot in
     its own sandboxed process.  Ctrl+C stops cleanly (all bots killed, finished matches
     kept); `arena run` again resumes.  `arena table` shows the ranking.
+
+    The cards are dealt from a secret key drawn at the tournament's first run and kept in
+    the database; no bot ever sees it (`arena key` exports it).
     """
-    run_and_report(tournament, db, workers=workers, concurrency=concurrency, quiet=quiet)
+    run_and_report(tournament, db, workers=workers, concurrency=concurrency, quiet=quiet, key_file=key_file)
 
 
 @app.command("demo")
@@ -269,3 +292,31 @@ def league(
         view.close()
     typer.echo(_summary_line(summary, time.perf_counter() - begun) + "\n")
     print_table(db, LEAGUE, variant)
+
+
+@app.command("key")
+@user_errors
+def key(
+    tournament: Annotated[str, typer.Argument(help="The tournament (its name; `league` for the league).")],
+    db: DbOption = DEFAULT_DB,
+    out: Annotated[Path | None, typer.Option(help="Write the key to this file (mode 600) instead of stdout.",
+                                             dir_okay=False)] = None,
+) -> None:
+    """Export the secret key a tournament deals from.
+
+    Whoever holds the key can deal every card of the tournament: keep it private while the
+    tournament may still be played on.  `arena run FILE --key-file F` on another database
+    plays the same deals (to reproduce a tournament, or to check its results).
+    """
+    with Store(db) as store:
+        found = store.deal_key(tournament)
+    if found is None:
+        raise fail(f"tournament {tournament!r} has no key in {db}: it has not run there")
+    if out is None:
+        typer.echo(found.hex())
+        return
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with open(fd, "w", encoding="utf-8") as file:
+        file.write(found.hex() + "\n")
+    typer.echo(f"the key of {tournament!r} is in {out}", err=True)

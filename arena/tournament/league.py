@@ -19,8 +19,17 @@ from typing import Any, Final
 from arena.referee import FaultPolicy, TimeControl
 from arena.rules import get_variant
 from arena.tournament.ratings import Rating, quality, rate, ratings
-from arena.tournament.runner import LocalExecutor, Observer, RunError, RunSummary, lock, play, run_tables
-from arena.tournament.scheduler import MatchSpec, Table, deal_seed, plays
+from arena.tournament.runner import (
+    LocalExecutor,
+    Observer,
+    RunError,
+    RunSummary,
+    lock,
+    play,
+    run_tables,
+    tournament_key,
+)
+from arena.tournament.scheduler import Table, plays, rotation_matches
 from arena.tournament.spec import TournamentSpec, VariantPlan
 from arena.tournament.store import MatchRecord, Store, VersionRow
 
@@ -45,7 +54,6 @@ class LeagueSettings:
     require: tuple[str, ...] = ()
     workers: int = 0
     concurrency: int = 4
-    seed: int = 1
 
 
 def choose_table(pool: Sequence[VersionRow], current: dict[int, Rating], played: dict[int, int], size: int,
@@ -70,7 +78,7 @@ def _spec(settings: LeagueSettings) -> TournamentSpec:
     plan = VariantPlan(get_variant(settings.variant), dict(settings.options or {}), (settings.players,))
     return TournamentSpec(name=LEAGUE, variants=(plan,), time=settings.time, policy=settings.policy,
                           require=settings.require, workers=settings.workers, concurrency=settings.concurrency,
-                          seed=settings.seed, deals=1)
+                          deals=1)
 
 
 def _pool(store: Store, variant: str, players: int) -> list[VersionRow]:
@@ -95,7 +103,8 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
         target = settings.matches or float("inf")
         summary = RunSummary(LEAGUE, int(min(target, 10**9)), 0)
         observer.started(summary.total if settings.matches else 0, 0, executor.workers, [])
-        rng = random.Random(settings.seed ^ store.next_seq(LEAGUE))
+        key = tournament_key(store, LEAGUE)
+        rng = random.Random(key + store.next_seq(LEAGUE).to_bytes(8, "little"))
 
         class Rated:
             """Passes each stored match on, updating the ratings that choose the next tables."""
@@ -125,12 +134,9 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
                 for v in group:
                     chosen[v.id] = chosen.get(v.id, 0) + rotations
                 first = seq
-                seed = deal_seed(settings.seed, settings.variant, settings.players, first)
-                matches = tuple(
-                    MatchSpec(f"{LEAGUE}-{settings.variant}-{first + r}", first + r, seed,
-                              tuple((s + r) % settings.players for s in range(settings.players)))
-                    for r in range(rotations)
-                )
+                prefix = f"{LEAGUE}-{settings.variant}-{settings.players}p"
+                matches = tuple(rotation_matches(key, prefix, settings.variant, settings.players, [first], first,
+                                                 rotations))
                 seq += rotations
                 tables.append(Table(f"{LEAGUE}-{settings.variant}-t{first}", settings.variant, spec.variants[0].options,
                                     tuple(group), matches))

@@ -30,6 +30,7 @@ import msgspec
 import trio
 
 from arena.botspec import BotManifest
+from arena.deals import new_key
 from arena.sandbox import LAYERS
 from arena.sandbox.uids import UidPool
 from arena.tournament.ratings import ratings
@@ -50,6 +51,7 @@ __all__ = [
     "play",
     "run_tables",
     "run_tournament",
+    "tournament_key",
 ]
 
 STDERR_KEEP: Final = 4000
@@ -85,6 +87,8 @@ class RunSummary:
     faults: int = 0
     decisions: int = 0
     sandbox: list[str] = field(default_factory=list)
+    given_up: dict[str, int] = field(default_factory=dict)
+    """Tables whose workers kept dying, with how many of their matches were not played."""
 
     @property
     def complete(self) -> bool:
@@ -101,14 +105,34 @@ class Executor(ABC):
         tables: Sequence[TableJob],
         ready: Callable[[Ready], None],
         played: Callable[[Played], Awaitable[None]],
+        failed: Callable[[TableJob, str], None],
     ) -> None:
         """Play every table; call ``ready`` once per worker as it comes up (it may raise
-        to refuse the worker's sandbox) and ``played`` for each finished match."""
+        to refuse the worker's sandbox), ``played`` for each finished match, and ``failed``
+        with the matches of a table that could not be played, and why."""
+
+
+ATTEMPTS: Final = 3
+"""Workers a table may see die under it before it is given up."""
+
+
+@dataclass
+class _Pending:
+    """A table not yet finished: what is left of it, and how many workers died playing it."""
+
+    job: TableJob
+    attempts: int = 0
+
+    def without(self, done: set[str]) -> TableJob:
+        """The job without the matches in ``done``."""
+        return msgspec.structs.replace(self.job, matches=[m for m in self.job.matches if m.id not in done])
 
 
 class LocalExecutor(Executor):
     """One referee worker process per core, each pinned to its core with its bots, each
-    playing up to ``concurrency`` tables at once."""
+    playing up to ``concurrency`` tables at once.  A worker that dies is replaced, and its
+    tables are played again from their first unfinished match, up to :data:`ATTEMPTS`
+    times."""
 
     def __init__(self, workers: int = 0, concurrency: int = 4) -> None:
         self.workers = workers or len(os.sched_getaffinity(0))
@@ -119,20 +143,49 @@ class LocalExecutor(Executor):
         tables: Sequence[TableJob],
         ready: Callable[[Ready], None],
         played: Callable[[Played], Awaitable[None]],
+        failed: Callable[[TableJob, str], None],
     ) -> None:
-        queue = deque(tables)
+        queue = deque(_Pending(job) for job in tables)
         workers = min(self.workers, len(queue))
         async with trio.open_nursery() as nursery:
             for core in range(workers):
-                nursery.start_soon(self._worker, core, queue, ready, played)
+                nursery.start_soon(self._slot, core, queue, ready, played, failed)
+
+    async def _slot(
+        self,
+        core: int,
+        queue: deque[_Pending],
+        ready: Callable[[Ready], None],
+        played: Callable[[Played], Awaitable[None]],
+        failed: Callable[[TableJob, str], None],
+    ) -> None:
+        """Keep a worker process running on ``core`` while tables are waiting."""
+        stillborn = 0
+        while queue:
+            lost, why = await self._worker(core, queue, ready, played)
+            if why.startswith("never ready:"):
+                stillborn += 1
+                if stillborn >= ATTEMPTS:
+                    raise RunError(f"referee worker {core} {why[len('never ready: '):]} before it was ready")
+                continue
+            stillborn = 0
+            for pending in lost:
+                pending.attempts += 1
+                if pending.attempts >= ATTEMPTS:
+                    failed(pending.job, f"{ATTEMPTS} referee workers died playing it; the last {why}")
+                else:
+                    queue.append(pending)
 
     async def _worker(
         self,
         core: int,
-        queue: deque[TableJob],
+        queue: deque[_Pending],
         ready: Callable[[Ready], None],
         played: Callable[[Played], Awaitable[None]],
-    ) -> None:
+    ) -> tuple[list[_Pending], str]:
+        """Run one worker process until the queue is empty; the tables it was playing
+        when it died (what is left of each), and how it died ("never ready: ..." if it
+        died before it could play)."""
         process = await trio.lowlevel.open_process(
             [sys.executable, "-m", "arena.tournament.worker", "--core", str(core)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
@@ -141,10 +194,12 @@ class LocalExecutor(Executor):
         stderr = bytearray()
         encoder = msgspec.json.Encoder()
         decoder = msgspec.json.Decoder(FromWorker)
+        playing: dict[str, _Pending] = {}
+        done: dict[str, set[str]] = {}
+        was_ready = False
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_drain, process.stderr, stderr)
-                outstanding = 0
                 buffer = b""
                 while True:
                     data = await process.stdout.receive_some(1 << 20)
@@ -155,26 +210,35 @@ class LocalExecutor(Executor):
                     for line in lines:
                         message = decoder.decode(line)
                         if isinstance(message, Played):
+                            done[message.table].add(message.id)
                             await played(message)
                             continue
                         if isinstance(message, Ready):
                             ready(message)
+                            was_ready = True
                         else:
-                            outstanding -= 1
-                        while queue and outstanding < self.concurrency:
-                            await process.stdin.send_all(encoder.encode(queue.popleft()) + b"\n")
-                            outstanding += 1
-                        if outstanding == 0 and not queue:
+                            del playing[message.table]
+                        while queue and len(playing) < self.concurrency:
+                            pending = queue.popleft()
+                            playing[pending.job.id], done[pending.job.id] = pending, set()
+                            await process.stdin.send_all(encoder.encode(pending.job) + b"\n")
+                        if not playing and not queue:
                             await process.stdin.aclose()
-                if outstanding or queue:
-                    status = await process.wait()
-                    tail = stderr.decode("utf-8", "replace")[-STDERR_KEEP:].strip()
-                    raise RunError(f"referee worker {core} {_ended(status)} before its tables were played"
-                                   + (f":\n{tail}" if tail else ""))
                 nursery.cancel_scope.cancel()
         finally:
             with trio.CancelScope(shield=True):
                 await _stop(process)
+        tail = stderr.decode("utf-8", "replace")[-STDERR_KEEP:].strip()
+        why = _ended(process.returncode or 0) + (f":\n{tail}" if tail else "")
+        if not was_ready:
+            return [], f"never ready: {why}"
+        if not playing:
+            return [], ""
+        lost = []
+        for table, pending in playing.items():
+            pending.job = pending.without(done.get(table, set()))
+            lost.append(pending)
+        return lost, why
 
 
 def _ended(status: int) -> str:
@@ -271,7 +335,7 @@ def _job(spec: TournamentSpec, table: Table) -> TableJob:
     return TableJob(
         id=table.id, variant=table.variant, options=table.options,
         bots=[BotRef(v.bot, v.path) for v in table.versions],
-        matches=[MatchJob(m.id, m.seed, list(m.seats)) for m in table.matches],
+        matches=[MatchJob(m.id, m.public_id, m.seed, list(m.seats), m.generation) for m in table.matches],
         time=spec.time, policy=spec.policy.mode, strikes=spec.policy.strikes,
     )
 
@@ -288,8 +352,8 @@ def _record(spec: TournamentSpec, table: Table, played: Played) -> MatchRecord:
     )
     return MatchRecord(
         id=played.id, tournament=spec.name, seq=match.seq, variant=table.variant, options=table.options,
-        seed=match.seed, seats=seats, reason=played.reason, rounds=played.rounds, decisions=played.decisions,
-        faults=played.faults, sandbox=played.sandbox, duration_s=played.duration_s, log=played.log,
+        seed=0, seats=seats, reason=played.reason, rounds=played.rounds, decisions=played.decisions,
+        faults=played.faults, sandbox=played.sandbox, duration_s=played.duration_s, log=played.log, deal=match.deal,
     )
 
 
@@ -335,7 +399,11 @@ async def run_tables(
             summary.decisions += record.decisions
             observer.played(record)
 
-    await executor.run([_job(spec, t) for t in tables], ready, played)
+    def failed(job: TableJob, why: str) -> None:
+        summary.given_up[job.id] = len(job.matches)
+        observer.notice(f"table {job.id}: {len(job.matches)} matches not played: {why}")
+
+    await executor.run([_job(spec, t) for t in tables], ready, played, failed)
 
 
 def play(function: Callable[..., Awaitable[None]], *args: object) -> None:
@@ -380,6 +448,23 @@ def _fit_concurrency(spec: TournamentSpec, workers: int, concurrency: int, obser
     return concurrency
 
 
+def tournament_key(store: Store, name: str, given: bytes | None = None) -> bytes:
+    """The secret key tournament ``name`` deals from: the one stored at its first run, else
+    ``given`` (to deal a tournament again elsewhere) or a fresh one, stored now."""
+    stored = store.deal_key(name)
+    if stored is not None:
+        if given is not None and given != stored:
+            raise RunError(f"tournament {name!r} already deals from its own key in {store.path}; the key given "
+                           "differs (`arena key` shows the stored one; give the other to a new tournament or --db)")
+        return stored
+    if store.count(name):
+        raise RunError(f"tournament {name!r} in {store.path} was started by an older arena whose deals came from "
+                       "a public seed; give the tournament a new name (or another --db) to play it afresh")
+    key = given if given is not None else new_key()
+    store.save_deal_key(name, key)
+    return key
+
+
 def run_tournament(
     spec: TournamentSpec,
     store: Store,
@@ -388,11 +473,16 @@ def run_tournament(
     workers: int | None = None,
     concurrency: int | None = None,
     executor: Executor | None = None,
+    key: bytes | None = None,
 ) -> RunSummary:
-    """Run (or resume) ``spec``: play every scheduled match not yet stored, then rate."""
+    """Run (or resume) ``spec``: play every scheduled match not yet stored, then rate.
+    Deals come from the tournament's secret key (``key`` at its first run, if given)."""
     with lock(store, spec.name):
         versions, challenger = entrants(spec, store)
-        tables = schedule(spec, versions, challenger)
+        if spec.seed is not None:
+            observer.notice(f"{spec.locate('seed')}: `seed` is ignored: deals come from the tournament's secret "
+                            "key, kept in the results database (`arena key --help`)")
+        tables = schedule(spec, versions, tournament_key(store, spec.name, key), challenger)
         _check_filled(spec, tables, len(versions), observer)
         total = sum(len(t.matches) for t in tables)
         finished = store.finished_ids(spec.name)

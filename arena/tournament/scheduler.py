@@ -3,30 +3,36 @@
 Round-robin: for each variant and table size, every combination of entrants sits at a
 table.  Gauntlet: the challenger sits at every table, with every combination of the
 rest of the field.  At each table every deal is played in every seat rotation
-(**duplicate deals**): the same deck seed is replayed with each bot in each seat, so
-card luck cancels out.  Deals depend only on the tournament seed, the variant and the
-table size, so every table of that variant and size sees the same cards.
+(**duplicate deals**): the same deal is replayed with each bot in each seat, so card
+luck cancels out.  Deals depend only on the tournament's secret key, the variant and the
+table size (:func:`arena.deals.deal_key`), so every table of that variant and size sees
+the same cards.
 
-Match ids are a pure function of the tournament, its seed, the variant and its options,
-the table size, the bots' versions, the deal and the rotation, so a resumed run
-recognises the matches already stored, and adding an entrant only adds matches.
+A table's matches come **rotation by rotation**: rotation 0 of every deal, then rotation 1
+of every deal, and so on.  Each rotation is played by a fresh *generation* of bot
+processes (:attr:`MatchSpec.generation`), so no bot process ever plays a deal it has seen:
+a process that kept the cards of an earlier rotation in memory would know every hand.
+
+Match ids are a pure function of the tournament, the variant and its options, the table
+size, the bots' versions, the deal and the rotation, so a resumed run recognises the
+matches already stored, and adding an entrant only adds matches.  Bots are told another,
+opaque id (:func:`arena.deals.opaque_id`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from arena.cards import derive_seed
+from arena.deals import deal_key, opaque_id
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import VersionRow
 
-__all__ = ["MatchSpec", "Table", "deal_seed", "plays", "schedule"]
+__all__ = ["MatchSpec", "Table", "plays", "rotation_matches", "schedule"]
 
 
 @dataclass(frozen=True)
@@ -35,14 +41,20 @@ class MatchSpec:
 
     id: str
     seq: int
-    seed: int
+    seed: bytes
+    """The deal's secret key."""
     seats: tuple[int, ...]
     """For each seat, the index of its bot in :attr:`Table.versions`."""
+    deal: int
+    generation: int
+    """Which generation of the table's bot processes plays it (its seat rotation)."""
+    public_id: str
+    """The id its bots are told."""
 
 
 @dataclass(frozen=True)
 class Table:
-    """Bots that play a run of matches together (one set of bot processes for all of them)."""
+    """Bots that play a run of matches together (one set of bot processes per generation)."""
 
     id: str
     variant: str
@@ -56,10 +68,19 @@ class Table:
                      tuple(m for m in self.matches if m.id not in finished))
 
 
-def deal_seed(base: int, variant: str, players: int, deal: int) -> int:
-    """The seed of deal ``deal`` for every table of ``variant`` with ``players`` seats
-    (63 bits: it is stored as a signed SQLite integer)."""
-    return derive_seed(base, zlib.crc32(variant.encode()), players, deal) >> 1
+def rotation_matches(key: bytes, prefix: str, variant: str, size: int, deals: Sequence[int], seq: int,
+                     rotations: int | None = None) -> list[MatchSpec]:
+    """The matches of ``deals`` at a table of ``size``, rotation by rotation, numbered
+    from ``seq``: ids ``{prefix}-d{deal}r{rotation}``, each deal keyed by ``key``."""
+    matches = []
+    for rotation in range(size if rotations is None else rotations):
+        seats = tuple((seat + rotation) % size for seat in range(size))
+        for deal in deals:
+            match_id = f"{prefix}-d{deal}r{rotation}"
+            matches.append(MatchSpec(match_id, seq, deal_key(key, variant, size, deal), seats, deal, rotation,
+                                     opaque_id(key, match_id)))
+            seq += 1
+    return matches
 
 
 def _tables_of(size: int, field: Sequence[VersionRow], challenger: VersionRow | None) -> list[tuple[VersionRow, ...]]:
@@ -75,9 +96,10 @@ def plays(version: VersionRow, variant: str) -> bool:
     return "*" in claimed or variant in claimed
 
 
-def schedule(spec: TournamentSpec, entrants: Sequence[VersionRow], challenger: VersionRow | None = None) -> list[Table]:
-    """Every table of the tournament with its matches, in schedule order.  A bot meets
-    the others only in the variants its manifest says it plays."""
+def schedule(spec: TournamentSpec, entrants: Sequence[VersionRow], key: bytes,
+             challenger: VersionRow | None = None) -> list[Table]:
+    """Every table of the tournament with its matches, in schedule order, dealt from
+    ``key``.  A bot meets the others only in the variants its manifest says it plays."""
     everyone = sorted(entrants, key=lambda v: (v.bot, v.hash))
     tables: list[Table] = []
     seq = 0
@@ -89,15 +111,9 @@ def schedule(spec: TournamentSpec, entrants: Sequence[VersionRow], challenger: V
         for size in plan.tables:
             for group in _tables_of(size, field, challenger):
                 who = " ".join(f"{v.bot}:{v.hash}" for v in group)
-                what = f"{who} {json.dumps(plan.options, sort_keys=True)} {spec.seed}"  # other deals: other matches
-                key = hashlib.sha1(what.encode()).hexdigest()[:8]
-                table_id = f"{spec.name}-{name}-{size}p-{key}"
-                matches = []
-                for deal in range(spec.deals):
-                    seed = deal_seed(spec.seed, name, size, deal)
-                    for rotation in range(size):
-                        seats = tuple((seat + rotation) % size for seat in range(size))
-                        matches.append(MatchSpec(f"{table_id}-d{deal}r{rotation}", seq, seed, seats))
-                        seq += 1
+                what = f"{who} {json.dumps(plan.options, sort_keys=True)}"
+                table_id = f"{spec.name}-{name}-{size}p-{hashlib.sha1(what.encode()).hexdigest()[:8]}"
+                matches = rotation_matches(key, table_id, name, size, range(spec.deals), seq)
+                seq += len(matches)
                 tables.append(Table(table_id, name, plan.options, group, tuple(matches)))
     return tables

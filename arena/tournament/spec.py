@@ -62,7 +62,7 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     mode: Literal["round-robin", "gauntlet"] = "round-robin"
     challenger: str | None = None
     deals: Positive = 2
-    seed: NonNegative = 1
+    seed: NonNegative | None = None
     workers: NonNegative = 0
     concurrency: Positive = 4
     require: list[str] = msgspec.field(default_factory=list)
@@ -94,7 +94,8 @@ class TournamentSpec:
     """Gauntlet mode: the bot that meets the field at every table."""
     deals: int = 2
     """Distinct deals per table of entrants; each is replayed in every seat rotation."""
-    seed: int = 1
+    seed: int | None = None
+    """Ignored (deals come from the tournament's secret key); kept so older files still load."""
     workers: int = 0
     """Referee worker processes; 0: one per core."""
     concurrency: int = 4

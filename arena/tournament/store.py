@@ -111,6 +111,15 @@ MIGRATIONS: Final = (
     DELETE FROM ratings;
     DELETE FROM rated;
     """,
+    # 3: deals come from a secret key per tournament; a match records which deal it played
+    """
+    CREATE TABLE deal_keys (
+        tournament TEXT PRIMARY KEY,
+        key BLOB NOT NULL,
+        created REAL NOT NULL
+    );
+    ALTER TABLE matches ADD COLUMN deal INTEGER;
+    """,
 )
 
 
@@ -173,6 +182,9 @@ class MatchRecord:
     finished: float = 0.0
     log: bytes = b""
     """The full event log, zlib-compressed JSON (see :func:`compress_log`)."""
+    deal: int | None = None
+    """Which deal of its tournament it played (dealt from the tournament's secret key; then
+    ``seed`` is 0); None for a match dealt from a public seed."""
 
     @property
     def placements(self) -> tuple[int, ...]:
@@ -326,6 +338,19 @@ class Store:
         rows = self._db.execute("SELECT bot FROM entries WHERE tournament = ? ORDER BY created, bot", (tournament,))
         return [r["bot"] for r in rows]
 
+    # -- deal keys --------------------------------------------------------------------
+
+    def deal_key(self, tournament: str) -> bytes | None:
+        """The secret key ``tournament`` deals from, None before its first run."""
+        row = self._db.execute("SELECT key FROM deal_keys WHERE tournament = ?", (tournament,)).fetchone()
+        return None if row is None else bytes(row["key"])
+
+    def save_deal_key(self, tournament: str, key: bytes) -> None:
+        """Record the key ``tournament`` deals from (once: a tournament keeps its key)."""
+        with self._transaction():
+            self._db.execute("INSERT INTO deal_keys (tournament, key, created) VALUES (?, ?, ?)",
+                             (tournament, key, time.time()))
+
     # -- matches ----------------------------------------------------------------------
 
     def finished_ids(self, tournament: str) -> set[str]:
@@ -343,11 +368,11 @@ class Store:
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO matches (id, tournament, seq, variant, players, options, seed, reason,"
-                " rounds, decisions, faults, sandbox, duration, finished, log)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " rounds, decisions, faults, sandbox, duration, finished, log, deal)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (match.id, match.tournament, match.seq, match.variant, len(match.seats), json.dumps(match.options),
                  match.seed, match.reason, match.rounds, match.decisions, json.dumps(match.faults),
-                 json.dumps(match.sandbox), match.duration_s, match.finished or time.time(), match.log),
+                 json.dumps(match.sandbox), match.duration_s, match.finished or time.time(), match.log, match.deal),
             )
             if cursor.rowcount == 0:
                 return False
@@ -363,7 +388,7 @@ class Store:
                 with_log: bool = False) -> Iterator[MatchRecord]:
         """Stored matches in rating order (tournament, then schedule position)."""
         columns = "*" if with_log else "id, tournament, seq, variant, players, options, seed, reason, rounds," \
-            " decisions, faults, sandbox, duration, finished, x'' AS log"
+            " decisions, faults, sandbox, duration, finished, x'' AS log, deal"
         rows = self._db.execute(
             f"SELECT {columns} FROM matches WHERE (? IS NULL OR tournament = ?) AND (? IS NULL OR variant = ?)"
             " ORDER BY tournament, seq",
@@ -495,5 +520,5 @@ def _match(row: sqlite3.Row, seats: tuple[SeatRecord, ...]) -> MatchRecord:
         options=json.loads(row["options"]), seed=row["seed"], seats=seats, reason=row["reason"],
         rounds=row["rounds"], decisions=row["decisions"], faults=json.loads(row["faults"]),
         sandbox=json.loads(row["sandbox"]), duration_s=row["duration"], finished=row["finished"],
-        log=bytes(row["log"]),
+        log=bytes(row["log"]), deal=row["deal"],
     )

@@ -41,11 +41,16 @@ class BotRef(msgspec.Struct, frozen=True):
 
 
 class MatchJob(msgspec.Struct, frozen=True):
-    """One match of a table: its id, deal seed and seating (indices into the table's bots)."""
+    """One match of a table: its id, deal key and seating (indices into the table's bots)."""
 
     id: str
-    seed: int
+    public_id: str
+    """The id its bots are told."""
+    seed: bytes
+    """The deal's secret key."""
     seats: list[int]
+    generation: int
+    """Matches of one generation are played by the same bot processes, started for them."""
 
 
 class TableJob(msgspec.Struct, frozen=True, tag="table"):
@@ -103,7 +108,25 @@ def _used_s(timing: SeatTiming) -> float:
 
 
 async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
-    """Play the table's matches with one process per bot, started again where needed.
+    """Play the table's matches, each generation with bot processes started for it alone
+    and killed before the next starts: a process never sees a deal twice."""
+    for generation in _generations(job.matches):
+        await _play_generation(job, generation, sandbox, send)
+    await send(TableDone(job.id))
+
+
+def _generations(matches: list[MatchJob]) -> list[list[MatchJob]]:
+    """Consecutive matches of the same generation, in order."""
+    runs: list[list[MatchJob]] = []
+    for match in matches:
+        if not runs or runs[-1][0].generation != match.generation:
+            runs.append([])
+        runs[-1].append(match)
+    return runs
+
+
+async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sandbox, send: Any) -> None:
+    """Play ``matches`` with one process per bot, started again where needed.
 
     A bot's process is replaced between matches when it forfeited the last one, and
     before it could reach its lifetime CPU limit (``Limits.cpu_seconds``, a backstop for
@@ -121,7 +144,7 @@ async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
         bots: list[Bot | BotFault] = list(
             await stack.enter_async_context(open_bots(manifests, time_control=time_control, sandbox=sandbox))
         )
-        for match in job.matches:
+        for match in matches:
             for i, bot in enumerate(bots):
                 if not isinstance(bot, Bot):
                     continue
@@ -135,7 +158,7 @@ async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
                     used_s[i] = 0.0
             result = await play_match(
                 variant, [bots[i] for i in match.seats], seed=match.seed, options=job.options,
-                match_id=match.id, time_control=time_control, policy=policy,
+                match_id=match.public_id, time_control=time_control, policy=policy,
             )
             for i, timing in zip(match.seats, result.timings):
                 used_s[i] += _used_s(timing)
@@ -150,7 +173,6 @@ async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
                 seat_think_s=[t.total_s for t in result.timings],
                 log=compress_log(result.log),
             ))
-    await send(TableDone(job.id))
 
 
 async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> None:

@@ -62,7 +62,7 @@ def test_the_league_plays_what_is_asked_stops_on_ctrl_c_and_the_next_run_continu
     assert "league: 3 matches played" in out and "3/3 stored (complete)" in out
     first = outcomes(db, "league")
     assert len(first) == 3 and all(len(seats) == 2 for seats in first.values())
-    assert sorted(first) == ["league-scat-0", "league-scat-1", "league-scat-2"]
+    assert sorted(first) == ["league-scat-2p-d0r0", "league-scat-2p-d0r1", "league-scat-2p-d2r0"]
     before = rated(db)
     assert sum(n for _, _, n in before.values()) == 3 * 2
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import signal
@@ -45,7 +46,7 @@ from arena.botspec import BOTS_DIR
 from arena.tournament.runner import entrants
 from arena.tournament.scheduler import schedule
 from arena.tournament.spec import load_spec
-from arena.tournament.store import Store
+from arena.tournament.store import Store, decompress_log
 
 ID = re.compile(r"^(?P<table>[^-]+-(?P<variant>[a-z-]+)-(?P<players>\d+)p-[0-9a-f]{8})-d(?P<deal>\d+)r\d+$")
 """A match id, ``T-variant-Np-<hash8>-dDrR`` (these tests name tournaments without dashes)."""
@@ -83,11 +84,16 @@ def scheduled_ids(path: Path, db: Path) -> set[str]:
     """The match ids the scheduler makes of a tournament file with the versions ``db`` holds."""
     spec = load_spec(path)
     with Store(db) as store:
-        return {m.id for table in schedule(spec, *entrants(spec, store)) for m in table.matches}
+        versions, challenger = entrants(spec, store)
+        key = store.deal_key(spec.name)
+        assert key is not None
+        return {m.id for table in schedule(spec, versions, key, challenger) for m in table.matches}
 
 
-def seeds(db: Path) -> dict[str, int]:
-    return {match: seed for match, seed in query(db, "SELECT id, seed FROM matches")}
+def first_deals(db: Path) -> dict[str, str]:
+    """Each stored match's first deal as its log records it (every seat's cards)."""
+    return {match: json.dumps(next(e for e in decompress_log(log) if e["event"] == "deal"), sort_keys=True)
+            for match, log in query(db, "SELECT id, log FROM matches")}
 
 
 def run_ok(path: Path, db: Path, *args: str) -> str:
@@ -129,11 +135,11 @@ def test_round_robin_stores_every_scheduled_match_once_with_rotations_and_duplic
         for seat in range(players):  # each bot in each seat exactly once per deal
             assert {s[seat] for s in seatings} == field, f"{table} deal {deal} seat {seat}"
 
-    by_deal: dict[tuple[str, str, str], set[int]] = defaultdict(set)
-    for match_id, seed in seeds(db).items():
+    by_deal: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for match_id, dealt in first_deals(db).items():
         parts = ID.match(match_id)
         assert parts is not None
-        by_deal[(parts["variant"], parts["players"], parts["deal"])].add(seed)
+        by_deal[(parts["variant"], parts["players"], parts["deal"])].add(dealt)
     # the same deal in every rotation and at every table of a variant and size ...
     assert all(len(found) == 1 for found in by_deal.values()), by_deal
     # ... and different deals and table sizes get other cards
@@ -168,9 +174,17 @@ def resume_file(folder: Path, bots: dict[str, Path]) -> Path:
     return tournament_file(folder, "resume", entrants, [("scat", [2])], deals=3)
 
 
-def started_slowly(path: Path, db: Path) -> subprocess.Popen[str]:
+def started_slowly(path: Path, db: Path, *args: str | Path) -> subprocess.Popen[str]:
     """``arena run`` one match at a time, so a stop finds most of the tournament unplayed."""
-    return start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1")
+    return start_arena("run", path, "--db", db, "-q", "--workers", "1", "--concurrency", "1", *args)
+
+
+def key_file(folder: Path) -> Path:
+    """A deal key in a file, for ``--key-file``: two databases then play the same deals."""
+    path = folder / "deal.key"
+    if not path.exists():
+        path.write_text(bytes(range(32)).hex() + "\n", encoding="utf-8")
+    return path
 
 
 def worker_of(run: set[tuple[int, int]]) -> int:
@@ -190,7 +204,8 @@ def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
 ) -> None:
     (shared / "straight").mkdir()
     straight = shared / "straight" / "arena.db"
-    run_ok(resume_file(shared / "straight", bots), straight)
+    key = key_file(shared)
+    run_ok(resume_file(shared / "straight", bots), straight, "--key-file", str(key))
     expected = outcomes(straight, "resume")
     assert len(expected) == 18
     path, db = resume_file(home, bots), home / "arena.db"
@@ -199,7 +214,7 @@ def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
         """Start a run, stop it ``how`` once two more matches are stored; its status and
         stderr, after checking that it left nothing running and stored only whole matches."""
         before = stored_count(db, "resume")
-        process = started_slowly(path, db)
+        process = started_slowly(path, db, "--key-file", str(key))
         wait_until(lambda: stored_count(db, "resume") >= before + 2, "two more stored matches")
         run = descendants(process.pid)
         how(process, run)
@@ -221,11 +236,18 @@ def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
     assert f"{stored_count(db, 'resume')} finished matches are kept" in err
     assert f"Run `arena run {path}` again to resume" in err
 
-    # a referee worker killed: the run stops and says why
-    status, err = stopped(lambda _, run: os.kill(worker_of(run), signal.SIGKILL))
-    assert status == 2, err
-    assert "referee worker 0 was killed by SIGKILL before its tables were played" in err
-    assert "run again to resume" in err and "Traceback" not in err
+    # a referee worker killed: another takes its place and plays its table on from the first
+    # unfinished match, to the same results
+    before = stored_count(db, "resume")
+    process = started_slowly(path, db)
+    wait_until(lambda: stored_count(db, "resume") >= before + 2, "two more stored matches")
+    run = descendants(process.pid)
+    os.kill(worker_of(run), signal.SIGKILL)
+    status, out, err = finish(process)
+    assert status == 0, err
+    assert "18/18 stored (complete)" in out and "Traceback" not in err
+    no_processes_left(run)
+    no_bots_left(home)
 
     left = 18 - stored_count(db, "resume")
     out = run_ok(path, db)
@@ -233,6 +255,48 @@ def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
     assert outcomes(db, "resume") == expected
     for scope in ("resume/*", "resume/scat"):
         assert ratings_by_bot(db, scope) == ratings_by_bot(straight, scope)
+
+
+def test_a_table_whose_workers_keep_dying_is_given_up_and_said_so(home: Path, bots: dict[str, Path]) -> None:
+    """A table is played again on a fresh worker when its worker dies; after three deaths
+    it is given up, never dropped in silence: the run says which matches were not played
+    and exits with an error, and a later run plays them."""
+    path = tournament_file(home, "doomed", [bots["random"], TEST_BOTS / "dawdler"], [("scat", [2])], deals=2)
+    db = home / "arena.db"
+    process = started_slowly(path, db)
+    killed: set[int] = set()
+    found: list[int] = []
+
+    def playing() -> bool:
+        """Whether a worker not yet killed runs bots; it is then in ``found``."""
+        run = descendants(process.pid)
+        workers = [pid for pid, _ in run if "arena.tournament.worker" in _cmdline(pid) and pid not in killed]
+        if workers and any("arena.bothost" in _cmdline(pid) for pid, _ in descendants(workers[0])):
+            found.append(workers[0])
+            return True
+        return False
+
+    for _ in range(3):  # ATTEMPTS
+        wait_until(playing, "a worker playing the table")
+        os.kill(found[-1], signal.SIGKILL)
+        killed.add(found[-1])
+    status, out, err = finish(process)
+    assert status == 2, err
+    missing = 4 - stored_count(db, "doomed")
+    assert missing > 0
+    assert "3 referee workers died playing it; the last was killed by SIGKILL" in err
+    assert f"{missing} matches of 1 table(s) were not played" in err and "Traceback" not in err
+    assert "/4 stored (incomplete)" in out
+    no_bots_left(home)
+    again = run_ok(path, db)
+    assert f"{missing} matches played" in again and "4/4 stored (complete)" in again
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def test_a_held_lock_refuses_the_run_and_changes_nothing(home: Path, bots: dict[str, Path]) -> None:

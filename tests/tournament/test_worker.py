@@ -1,4 +1,5 @@
-"""The referee worker's table loop, with real bot processes: a bot kept alive across a
+"""The referee worker's table loop, with real bot processes: each seat rotation is played
+by bot processes of its own (no process sees a deal twice), and a bot kept alive across a
 long table is started again before its lifetime CPU limit could kill it mid-match."""
 
 from __future__ import annotations
@@ -6,12 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from arena.botspec import load_manifest
-from arena.referee import TimeControl, open_bots, play_match
+from arena.deals import deal_key
+from arena.referee import Bot, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Limits, Sandbox
+from arena.tournament import worker
+from arena.tournament.scheduler import rotation_matches
 from arena.tournament.worker import BotRef, MatchJob, Played, TableDone, TableJob, _play_table
 
 SPINNER = Path(__file__).resolve().parent / "bots" / "spinner"
@@ -23,8 +28,9 @@ LIMIT = Limits(cpu_seconds=1)
 def table() -> TableJob:
     return TableJob(
         id="long", variant="scat", options={}, bots=[BotRef("spinner", str(SPINNER)), BotRef("random", None)],
-        matches=[MatchJob(f"long-{n}", seed=n, seats=[0, 1] if n % 2 else [1, 0]) for n in range(MATCHES)],
-        time=TimeControl().to_dict(), policy="forfeit", strikes=3,
+        matches=[MatchJob(f"long-{n}", f"p{n}", deal_key(b"k" * 32, n), [0, 1] if n % 2 else [1, 0], 0)
+                 for n in range(MATCHES)],
+        time=TimeControl(), policy="forfeit", strikes=3,
     )
 
 
@@ -59,3 +65,50 @@ def test_a_long_table_restarts_a_bot_before_its_cpu_limit_and_plays_every_match_
     assert isinstance(sent[-1], TableDone)
     spinner_think = [m.seat_think_s[1 if n % 2 == 0 else 0] for n, m in enumerate(played)]
     assert sum(spinner_think) > 2 * LIMIT.cpu_seconds  # more than one process could have spent
+
+
+def test_each_rotation_is_played_by_processes_that_never_saw_its_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process kept for every rotation of a deal remembers the cards of the earlier ones
+    (it predicted 61 of 61 stock cards): each generation gets processes of its own, and the
+    previous generation's are gone before they start."""
+    key = b"g" * 32
+    specs = rotation_matches(key, "gen", "scat", 3, [0, 1], 0)
+    job = TableJob(id="gen", variant="scat", options={},
+                   bots=[BotRef("random", None), BotRef("threshold", None), BotRef("random", None)],
+                   matches=[MatchJob(m.id, m.public_id, m.seed, list(m.seats), m.generation) for m in specs],
+                   time=TimeControl(), policy="forfeit", strikes=3)
+    seen: dict[int, set[bytes]] = {}  # bot process -> the deals it played
+    launched: list[tuple[int, set[int]]] = []  # (its pid, earlier processes still alive at its launch)
+    real_play = worker.play_match
+
+    async def watched(variant: Any, bots: list[Bot], **kwargs: Any) -> Any:
+        for bot in bots:
+            if bot.sandboxed.pid not in seen:
+                launched.append((bot.sandboxed.pid, {pid for pid in seen if _alive(pid)}))
+            seen.setdefault(bot.sandboxed.pid, set())
+            assert kwargs["seed"] not in seen[bot.sandboxed.pid], "a process was dealt a deal it had seen"
+            seen[bot.sandboxed.pid].add(kwargs["seed"])
+        return await real_play(variant, bots, **kwargs)
+
+    monkeypatch.setattr(worker, "play_match", watched)
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    trio.run(_play_table, job, trio.run(Sandbox.probe), send)
+    assert [m.id for m in sent if isinstance(m, Played)] == [m.id for m in specs]
+    assert len(seen) == 3 * 3, "three generations of three processes"
+    assert all(len(deals) == 2 for deals in seen.values())  # each plays its rotation of both deals
+    generations = [launched[i:i + 3] for i in range(0, 9, 3)]
+    for earlier, later in zip(generations, generations[1:]):
+        for _, alive in later:
+            assert not alive & {pid for pid, _ in earlier}, "a generation started before the last was gone"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().split(b") ", 1)[1][:1] not in (b"Z", b"X")
+    except OSError:
+        return False
