@@ -30,6 +30,7 @@ from the bot whose turn it is.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import json
 import os
@@ -299,6 +300,12 @@ class Sandbox:
         self._uids: UidPool | None = None
         self.python = sys.executable
         self._sites: list[Path] = []
+
+    def with_limits(self, limits: Limits) -> Sandbox:
+        """This sandbox, with its layers as probed, giving each bot ``limits``."""
+        box = copy.copy(self)
+        box.limits = limits
+        return box
 
     # -- what is active ---------------------------------------------------------------
 

@@ -284,12 +284,12 @@ def lock(store: Store, name: str) -> Iterator[None]:
 
 
 def _check_same_play(spec: TournamentSpec, before: dict[str, Any], played: int) -> None:
-    """RunError if the time control or fault policy changed since matches were stored:
+    """RunError if the time control, fault policy or limits changed since matches were stored:
     a resumed run would rank matches played under different conditions together."""
     now = spec.to_dict()
-    for table in ("time", "faults"):
+    for table in ("time", "faults", "limits"):
         old, new = before.get(table, now[table]), now[table]
-        changes = [f"{key} was {old.get(key)}, is {value}" for key, value in new.items() if old.get(key) != value]
+        changes = [f"{key} was {old[key]}, is {value}" for key, value in new.items() if old.get(key, value) != value]
         if changes:
             raise RunError(
                 f"{spec.locate(table)}: [{table}] changed since {played} matches of {spec.name!r} were played "
@@ -336,7 +336,7 @@ def _job(spec: TournamentSpec, table: Table) -> TableJob:
         id=table.id, variant=table.variant, options=table.options,
         bots=[BotRef(v.bot, v.path) for v in table.versions],
         matches=[MatchJob(m.id, m.public_id, m.seed, list(m.seats), m.generation) for m in table.matches],
-        time=spec.time, policy=spec.policy.mode, strikes=spec.policy.strikes,
+        time=spec.time, policy=spec.policy.mode, strikes=spec.policy.strikes, limits=spec.limits,
     )
 
 

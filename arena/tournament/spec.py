@@ -19,7 +19,7 @@ import msgspec
 
 from arena.referee import FaultPolicy, TimeControl
 from arena.rules import RulesError, Variant, get_variant
-from arena.sandbox import LAYERS
+from arena.sandbox import LAYERS, Limits
 
 __all__ = ["SpecError", "TournamentSpec", "VariantPlan", "load_spec", "parse_spec"]
 
@@ -40,6 +40,11 @@ class _Time(msgspec.Struct, forbid_unknown_fields=True):
     first_move_ms: NonNegative = TimeControl.first_move_ms
     startup_ms: Positive = TimeControl.startup_ms
     ponder: bool = TimeControl.ponder
+
+
+class _Limits(msgspec.Struct, forbid_unknown_fields=True):
+    scratch_mb: Positive = Limits.scratch_mb
+    scratch_files: Annotated[int, msgspec.Meta(ge=16)] = Limits.scratch_files
 
 
 class _Faults(msgspec.Struct, forbid_unknown_fields=True):
@@ -68,6 +73,7 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     require: list[str] = msgspec.field(default_factory=list)
     time: _Time = msgspec.field(default_factory=_Time)
     faults: _Faults = msgspec.field(default_factory=_Faults)
+    limits: _Limits = msgspec.field(default_factory=_Limits)
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,8 @@ class TournamentSpec:
     """Sandbox layers that must be active."""
     time: TimeControl = TimeControl()
     policy: FaultPolicy = FaultPolicy()
+    limits: Limits = Limits()
+    """Each bot's resources (its scratch space's size and files)."""
     description: str = ""
     source: Path | None = None
     """The file it came from (relative bot folders are resolved against its folder)."""
@@ -121,6 +129,7 @@ class TournamentSpec:
             "variants": [{"name": p.variant.name, "options": p.options, "tables": list(p.tables)}
                          for p in self.variants],
             "time": self.time.to_dict(), "faults": {"policy": self.policy.mode, "strikes": self.policy.strikes},
+            "limits": {"scratch_mb": self.limits.scratch_mb, "scratch_files": self.limits.scratch_files},
             "require": list(self.require), "source": str(self.source) if self.source else None,
         }
 
@@ -205,6 +214,7 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms,
                          raw.time.ponder),
         policy=FaultPolicy(raw.faults.policy, raw.faults.strikes), description=raw.description,
+        limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
         source=source, text=text,
     )
 

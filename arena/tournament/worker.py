@@ -26,7 +26,7 @@ import trio
 
 from arena.referee import Bot, BotFault, FaultPolicy, SeatTiming, TimeControl, open_bots, play_match
 from arena.rules import get_variant
-from arena.sandbox import Sandbox
+from arena.sandbox import Limits, Sandbox
 from arena.tournament.registry import manifest_for
 from arena.tournament.store import compress_log
 
@@ -64,6 +64,7 @@ class TableJob(msgspec.Struct, frozen=True, tag="table"):
     time: TimeControl
     policy: str
     strikes: int
+    limits: Limits = Limits()
 
 
 class Ready(msgspec.Struct, frozen=True, tag="ready"):
@@ -135,6 +136,7 @@ async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sand
     not its fault."""
     variant = get_variant(job.variant)
     manifests = [manifest_for(b.name, b.path) for b in job.bots]
+    sandbox = sandbox.with_limits(job.limits)
     time_control = job.time
     policy = FaultPolicy(job.policy, job.strikes)
     limit_s = sandbox.limits.cpu_seconds

@@ -181,3 +181,20 @@ def test_a_bot_that_stops_reading_cannot_hang_the_referee(box: Sandbox) -> None:
     assert result.duration_s < 20
     assert result.log[-1]["event"] == "match_end"
     assert_nothing_left(played)
+
+
+def test_a_bot_filling_its_scratch_space_gets_enospc_and_leaves_nothing(box: Sandbox) -> None:
+    """A bot wrote 4.3 GB to its scratch folder in 8 s with no error, 400,000 files took the
+    referee's event loop 4.6 s to remove, and a 3,000-deep folder broke every later run's
+    sweep.  Its scratch space is now a tmpfs with a size and a file quota: it is refused
+    past them, and its removal takes no time whatever it holds."""
+    needs(box, "quota")
+    roomy = TimeControl(move_ms=1000, bank_ms=1000, first_move_ms=60_000, startup_ms=5000)
+    played = play(box, [bot_copy("filler"), random_bot()], time_control=roomy, reporters=[0])
+    report = played.report(0)
+    limits = box.limits
+    assert report["bytes_stop"] == "ENOSPC" and report["bytes_mb"] <= limits.scratch_mb, report
+    assert report["files_stop"] == "ENOSPC" and report["files"] <= limits.scratch_files, report
+    assert report["depth"] == 3000 and report["deep_stop"] == "none", report
+    assert_clean(played)
+    assert_nothing_left(played)

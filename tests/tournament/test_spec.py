@@ -10,8 +10,9 @@ import pytest
 
 from arena.botspec import BOTS_DIR
 from arena.referee import FaultPolicy, TimeControl
+from arena.sandbox import Limits
 from arena.tournament.runner import RunError, entrants
-from arena.tournament.spec import TOURNAMENTS_DIR, SpecError, load_spec
+from arena.tournament.spec import TOURNAMENTS_DIR, SpecError, load_spec, parse_spec
 from arena.tournament.store import Store
 
 VALID = """\
@@ -54,6 +55,17 @@ def test_a_valid_file_becomes_a_spec_with_its_settings_and_defaults(tmp_path: Pa
     assert [(p.variant.name, p.options, p.tables) for p in spec.variants] == [
         ("scat", {}, (2, 3)), ("scat", {"deck": 32}, (4,)), ("no-elimination", {"lives": 5}, (2,))]
     assert spec.source == path and spec.to_dict()["variants"][1]["options"] == {"deck": 32}
+
+
+def test_limits_and_ponder_are_read_and_default_sensibly() -> None:
+    spec = parse_spec('[time]\nponder = true\n[limits]\nscratch_mb = 8\nscratch_files = 100\n'
+                      '[[variant]]\nname = "scat"\n')
+    assert spec.time.ponder and (spec.limits.scratch_mb, spec.limits.scratch_files) == (8, 100)
+    assert spec.to_dict()["limits"] == {"scratch_mb": 8, "scratch_files": 100}
+    default = parse_spec('[[variant]]\nname = "scat"\n')
+    assert not default.time.ponder and default.limits == Limits()
+    with pytest.raises(SpecError, match="scratch_files"):
+        parse_spec('[limits]\nscratch_files = 3\n[[variant]]\nname = "scat"\n')
 
 
 def test_the_name_defaults_to_the_file_name_and_bundled_files_load_by_name(tmp_path: Path) -> None:
