@@ -54,6 +54,9 @@ __all__ = [
     "play_match",
 ]
 
+OFF_TURN_GRACE_MS: Final = 1.0
+"""CPU a bot may use between its turns (finishing its reply, reading its next request)
+before it is frozen there for good (where it may not ponder)."""
 SEND_TIMEOUT_S: Final = 5.0
 """How long a bot may leave its input unread while the referee waits to write to it (a
 ``decide`` request has the decision's own time instead); longer is a ``timeout`` fault."""
@@ -84,6 +87,10 @@ class TimeControl:
     """Whether a bot may think while others decide.  Off (the default), its processes are
     frozen from each reply until its next request (the sandbox's ``freeze`` layer); on, the
     CPU time it uses meanwhile is taken from its time (the bank, then the next decision)."""
+    min_turn_ms: int = 0
+    """Every decision takes at least this long on the table's clock: the referee holds a
+    quicker reply back.  A bot can then not signal the others through how long it thinks,
+    as long as it answers within this time (see docs/SANDBOX.md, "Threat model")."""
 
     def to_dict(self) -> dict[str, int | bool]:
         """The ``time`` field of ``match_start``."""
@@ -311,7 +318,10 @@ class Bot:
         self.layers = list(layers)
         """The sandbox layers the bot runs behind."""
         self.freezes = freeze and sandboxed.can_freeze
-        """Whether its processes are frozen between its turns (see :attr:`TimeControl.ponder`)."""
+        """Whether its processes are frozen between its turns once it uses the CPU there (see
+        :attr:`TimeControl.ponder` and :meth:`caught_thinking`)."""
+        self.caught = False
+        """Whether it has used the CPU between its turns: frozen between them from then on."""
         self.label = manifest.label
         self.sandboxed = sandboxed
         self._pipes = _Pipes(sandboxed.process, MAX_LINE)
@@ -402,8 +412,8 @@ class Bot:
             raise BotFault("startup", f"speaks protocol {message.protocol}, the referee {PROTOCOL_VERSION}")
         self.hello = message
         self.startup_s = time.perf_counter() - start
-        if self.freezes:
-            self.sandboxed.freeze()
+        if not self.sandboxed.accounts_cpu:  # no way to see it thinking off-turn: freeze it always
+            self.caught_thinking()
 
     async def ask(self, payload: bytes, request: int, sent: float, allowed_s: float) -> str:
         """Send a ``decide`` request at ``sent`` (``time.perf_counter()``); the chosen
@@ -414,10 +424,9 @@ class Bot:
         referee yields the core to it, so the reply is usually in the pipe at the first
         read, and a decision costs three system calls and no wait."""
         pipes = self._pipes
-        if self.freezes:
-            self.sandboxed.thaw()
         try:
             written = pipes.write_now(payload)
+            self.sandboxed.thaw()  # once its request is there: it wakes to read it, not to wait for it
             if written < len(payload):  # rare: a long message or a full pipe
                 try:
                     await pipes.write(memoryview(payload)[written:], sent + allowed_s)
@@ -447,8 +456,19 @@ class Bot:
             self._late.add(request)
             raise _timeout(allowed_s) from None
         finally:
-            if self.freezes:  # its turn is over, whatever happened
+            if self.caught:  # its turn is over, whatever happened
                 self.sandboxed.freeze()
+
+    def caught_thinking(self) -> None:
+        """From now on, freeze the bot's processes from each reply until its next request.
+
+        A bot waiting for its next request uses no CPU, and freezing one that sleeps costs
+        more than the decision itself (the kernel wakes each process to stop it, and again
+        to go on): so a bot is frozen between its turns from the moment it is seen using
+        the CPU there (:data:`OFF_TURN_GRACE_MS`), which it can do once per process."""
+        if self.freezes and not self.caught:
+            self.caught = True
+            self.sandboxed.freeze()
 
     async def _receive(self, deadline: float) -> BotHello | ActionReply:
         try:
@@ -701,7 +721,7 @@ async def play_match(
                 await fault(seat, error)
 
     clock = time.perf_counter  # cheaper than trio's clock, which only a real wait needs
-    move_ms, first_move_ms = time_control.move_ms, time_control.first_move_ms
+    move_ms, first_move_ms, min_turn_ms = time_control.move_ms, time_control.first_move_ms, time_control.min_turn_ms
     while not state.is_over:
         to_move = state.to_move
         assert to_move is not None
@@ -748,6 +768,10 @@ async def play_match(
             cpu_ns = current.sandboxed.cpu_ns() - cpu_mark[seat]
             cpu_mark[seat] += cpu_ns
         timings[seat].add(spent, cpu_ns / 1e9)
+        if cpu_ns / 1e6 > spent * 1000 + OFF_TURN_GRACE_MS:  # it ran when it was not its turn
+            current.caught_thinking()
+        if spent * 1000 < min_turn_ms:  # every turn looks alike to the others
+            await trio.sleep(min_turn_ms / 1000 - spent)
         overrun_ms = spent * 1000 + charged_ms - budget_ms
         if overrun_ms > 0:
             bank_ms[seat] = max(0.0, bank_ms[seat] - overrun_ms)

@@ -19,7 +19,13 @@ Everything runs pinned to one CPU, in one run:
 It prints decisions per second of each, the ratios, the referee's CPU time per decision
 and the median start-up time of a bot (launch until its ``hello``).  The SDK-bot match
 and the start-up time are measured twice: with no sandbox layers beyond rlimits and an
-own session, and with every layer this machine offers (``arena doctor``).
+own session, and with every layer this machine offers (``arena doctor``); the SDK-bot
+match a third time with every layer but the freezer, which gives what freezing a bot
+between its turns costs per decision.
+
+**Fairness**: an honest bot that thinks 20 ms at each decision and measures the share of
+that time it has the CPU, against a bot that keeps a thread spinning between its turns,
+both on the referee's core: with the freezer (the default) and without it (``ponder``).
 
 Both targets on rates are medians of ratios of pairs of matches played a moment apart: the
 two tables of SDK bots are open at once and play each seed in turn, and each raw-protocol
@@ -31,12 +37,15 @@ from 0.25 to 0.54.
 
 Targets: the protocol match (raw-protocol bots) reaches at least 40% of the bare
 ping-pong rate; a fully sandboxed bot answers its hello within 60 ms of launch; the
-match rate with every layer on is at least 90% of the rate with none.
+match rate with every layer on is at least 90% of the rate with none; the honest bot has
+the CPU for at least 95% of its thinking time against the off-turn spinner.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import os
 import statistics
 import subprocess
@@ -53,12 +62,14 @@ from arena.botspec import load_manifest  # noqa: E402
 from arena.protocol import encode  # noqa: E402
 from arena.referee import TimeControl, open_bots, play_match  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
-from arena.sandbox import Sandbox  # noqa: E402
+from arena.sandbox import LayerStatus, Sandbox  # noqa: E402
 
 TARGET = 0.40
 HERE = Path(__file__).resolve().parent
 TRIVIAL_RAW = HERE / "trivial_raw"
 TRIVIAL_SDK = HERE / "trivial_bot"
+HOSTILE = HERE.parent / "tests" / "sandbox" / "bots"
+"""The fairness run's bots: the hostile test suite's CPU meter and off-turn spinner."""
 CHILD = """
 import sys
 reply = sys.argv[1].encode() + b"\\n"
@@ -129,21 +140,24 @@ def protocol_run(
     return matches, pingpongs, cpu[0] / cpu[1]
 
 
-def layers_run(players: int, seeds: range) -> tuple[list[float], list[float]]:
-    """Decisions/s of each match of SDK bots with no sandbox layers, and with every layer:
-    both tables are open at once and play each seed in turn (which first alternates), so
-    each pair of matches is played a moment apart."""
+def layers_run(players: int, seeds: range) -> tuple[list[float], list[float], list[float]]:
+    """Decisions/s of each match of SDK bots with no sandbox layers, with every layer, and
+    with every layer but the freezer: the three tables are open at once and play each seed
+    in turn (in a rotating order), so the matches compared are played moments apart."""
     variant = get_variant("scat")
     manifest = load_manifest(TRIVIAL_SDK)
-    rates: tuple[list[float], list[float]] = ([], [])
+    rates: tuple[list[float], list[float], list[float]] = ([], [], [])
 
     async def main() -> None:
-        boxes = (Sandbox(), await Sandbox.probe())
-        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=boxes[0]) as bare, \
-                open_bots([manifest] * players, time_control=TimeControl(), sandbox=boxes[1]) as full:
-            tables = (bare, full)
+        full = await Sandbox.probe()
+        unfrozen = copy.copy(full)
+        unfrozen.status = {**full.status, "freeze": LayerStatus("freeze", False, "switched off to measure it")}
+        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=Sandbox()) as bare, \
+                open_bots([manifest] * players, time_control=TimeControl(), sandbox=full) as every, \
+                open_bots([manifest] * players, time_control=TimeControl(), sandbox=unfrozen) as thawed:
+            tables = (bare, every, thawed)
             for seed in seeds:
-                for i in (0, 1) if seed % 2 else (1, 0):
+                for i in (seed % 3, (seed + 1) % 3, (seed + 2) % 3):
                     start = time.perf_counter()
                     record = await play_match(variant, tables[i], seed=seed, match_id=f"bench-{seed}")
                     rates[i].append(record.decisions / (time.perf_counter() - start))
@@ -151,6 +165,28 @@ def layers_run(players: int, seeds: range) -> tuple[list[float], list[float]]:
 
     trio.run(main)
     return rates
+
+
+def fairness_run(matches: int, ponder: bool) -> list[float]:
+    """The honest CPU meter's share of its thinking time in each of its decisions, against
+    the off-turn spinner, everything on this process's core; ``ponder``: not frozen."""
+    variant = get_variant("scat")
+    lineup = [load_manifest(HOSTILE / "cpu-meter"), load_manifest(HOSTILE / "offturn-spinner")]
+    shares: list[float] = []
+    time_control = TimeControl(move_ms=500, bank_ms=60_000, first_move_ms=2000, ponder=ponder)
+
+    async def main() -> None:
+        sandbox = await Sandbox.probe()
+        for seed in range(matches):
+            async with open_bots(lineup, time_control=time_control, sandbox=sandbox) as bots:
+                await play_match(variant, bots, seed=seed, time_control=time_control)
+                meter = bots[0]
+                assert not isinstance(meter, BaseException), meter
+                reports = [line for line in meter.stderr_text(1 << 20).splitlines() if line.startswith("REPORT ")]
+                shares.extend(json.loads(reports[-1][len("REPORT "):])["shares"])
+
+    trio.run(main)
+    return shares
 
 
 def _message_sizes(players: int, seed: int) -> tuple[int, int]:
@@ -226,6 +262,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--matches", type=int, default=30)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fairness", type=int, default=3, help="matches of the fairness run")
     args = parser.parse_args()
     cpu = sorted(os.sched_getaffinity(0))[0]
     os.sched_setaffinity(0, {cpu})  # children inherit it: everything on one CPU
@@ -237,16 +274,17 @@ def main() -> int:
     match_rates: list[float] = []
     pingpong_rates: list[float] = []
     referee_cpus: list[float] = []
-    inprocess_runs, single_runs, sdk_rates, full_rates = [], [], [], []
+    inprocess_runs, single_runs, sdk_rates, full_rates, thawed_rates = [], [], [], [], []
     for _ in range(args.repeats):
         matches, pingpongs, referee = protocol_run(TRIVIAL_RAW, args.players, seeds, request, reply)
         match_rates += matches
         pingpong_rates += pingpongs
         referee_cpus.append(referee)
         single_runs.append(pingpong_run(request, reply, 20_000))
-        bare_rates, every_rates = layers_run(args.players, seeds)
+        bare_rates, every_rates, unfrozen_rates = layers_run(args.players, seeds)
         sdk_rates += bare_rates
         full_rates += every_rates
+        thawed_rates += unfrozen_rates
         inprocess_runs.append(inprocess_run(args.players, seeds))
     raw = statistics.median(match_rates)
     sdk = statistics.median(sdk_rates)
@@ -258,6 +296,10 @@ def main() -> int:
     raw_ratios = [m / p for m, p in zip(match_rates, pingpong_rates)]
     full_ratios = [f / s for f, s in zip(full_rates, sdk_rates)]
     raw_ratio, full_ratio = statistics.median(raw_ratios), statistics.median(full_ratios)
+    thawed = statistics.median(thawed_rates)
+    freeze_us = statistics.median([(1 / f - 1 / t) * 1e6 for f, t in zip(full_rates, thawed_rates)])
+    fair = fairness_run(args.fairness, ponder=False)
+    unfair = fairness_run(args.fairness, ponder=True)
     startup_runs: list[float] = []
     startup_full_runs: list[float] = []
     for _ in range(5):
@@ -271,6 +313,7 @@ def main() -> int:
         ["protocol match, raw-protocol bots", f"{raw:,.0f}", f"{raw / pingpong:.2f}"],
         ["protocol match, SDK (bot host) bots", f"{sdk:,.0f}", f"{sdk / pingpong:.2f}"],
         ["protocol match, SDK bots, every sandbox layer", f"{full:,.0f}", f"{full / pingpong:.2f}"],
+        ["protocol match, SDK bots, every layer but the freezer", f"{thawed:,.0f}", f"{thawed / pingpong:.2f}"],
         ["in-process match (no pipes)", f"{inprocess:,.0f}", f"{inprocess / pingpong:.2f}"],
     ]
     print(f"scat, {args.players} players, {args.matches} matches per run, median of {args.repeats} runs, "
@@ -279,6 +322,12 @@ def main() -> int:
     print(f"\nreferee CPU per decision (raw-protocol bots): {referee_cpu * 1e6:.1f} us")
     print(f"bot start-up, launch to hello, median of 10: {startup * 1000:.1f} ms with no sandbox layers, "
           f"{startup_full * 1000:.1f} ms with every layer")
+    print(f"freezing a bot between its turns: {freeze_us:.1f} us per decision (median of {len(thawed_rates)} "
+          f"matches; every layer / every layer but the freezer: {full / thawed:.2f})")
+    print(f"an honest bot's CPU share of its thinking time against an off-turn spinner, median of "
+          f"{len(fair)} decisions: {statistics.median(fair):.3f} frozen (quartiles "
+          f"{' '.join(f'{q:.3f}' for q in statistics.quantiles(fair, n=4))}), "
+          f"{statistics.median(unfair):.3f} with ponder (not frozen)")
     checks = [
         ("protocol match / bare ping-pong (median of the matches' ratios)", raw_ratio, TARGET,
          _spread(raw_ratio, raw_ratios)),
@@ -286,6 +335,8 @@ def main() -> int:
          _spread(full_ratio, full_ratios)),
         ("fully sandboxed start-up (ms, at most)", 60 / max(startup_full * 1000, 1e-9), 1.0,
          f"{startup_full * 1000:.1f}"),
+        ("honest bot's CPU share against an off-turn spinner (median)", statistics.median(fair), 0.95,
+         f"{statistics.median(fair):.3f}"),
     ]
     failed = 0
     for name, value, target, shown in checks:

@@ -45,6 +45,9 @@ def match(
     strikes: Annotated[int, typer.Option(help="Faults before disqualification under substitute.", min=1)] = 3,
     ponder: Annotated[bool, typer.Option(help="Let bots think on others' turns (charged to their clock) "
                                          "instead of freezing them.")] = False,
+    min_turn_ms: Annotated[int, typer.Option(help="Hold quicker replies back so that every decision takes at "
+                                             "least this long: no bot can signal through its thinking time.",
+                                             min=0)] = 0,
     require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated "
                                          f"({', '.join(LAYERS)}); see `arena doctor`.")] = "",
 ) -> None:
@@ -70,7 +73,7 @@ def match(
     if seed is not None and key is not None:
         raise RulesError("give --seed or --key, not both")
     deal: Seed = seed if seed is not None else parse_key(key) if key is not None else new_key()
-    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms, ponder=ponder)
+    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms, ponder=ponder, min_turn_ms=min_turn_ms)
 
     required = [name.strip() for name in require.split(",") if name.strip()]
 

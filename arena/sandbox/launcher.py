@@ -71,8 +71,9 @@ LAYERS: dict[str, str] = {
                "change notifications and CPU affinity (channels between bots)",
     "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
     "cgroup-kill": "processes escaping the session: the whole group is killed at once (cgroup v2)",
-    "freeze": "thinking on others' turns: the bot's processes are frozen from its reply to its next request "
-              "(cgroup v2 freezer; the `ponder` time setting allows it and charges it to the bot's clock)",
+    "freeze": "thinking on others' turns: once seen using the CPU there, the bot's processes are frozen from "
+              "each reply to its next request (cgroup v2 freezer; the `ponder` time setting allows it and "
+              "charges it to the bot's clock)",
     "quota": "filling the disk or the inode table: the bot writes only to a tmpfs of its own with a size and "
              "a file quota (it gets ENOSPC)",
     "landlock": "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
@@ -529,7 +530,8 @@ class Sandbox:
             if self._cgroups is not None and (active["cgroup"].active or v2):
                 name = home.name  # arena-bot-PID-...: a sweep knows whose it is
                 support = CgroupSupport(self._cgroups.v1 if active["cgroup"].active else {},
-                                        self._cgroups.v2 if v2 else None, self._cgroups.freeze)
+                                        self._cgroups.v2 if v2 else None,
+                                        self._cgroups.freeze and active["freeze"].active)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
             environment = self._environment(home)
             if active["landlock"].active:

@@ -40,6 +40,7 @@ class _Time(msgspec.Struct, forbid_unknown_fields=True):
     first_move_ms: NonNegative = TimeControl.first_move_ms
     startup_ms: Positive = TimeControl.startup_ms
     ponder: bool = TimeControl.ponder
+    min_turn_ms: NonNegative = TimeControl.min_turn_ms
 
 
 class _Limits(msgspec.Struct, forbid_unknown_fields=True):
@@ -212,7 +213,7 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         challenger=raw.challenger, deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
         require=tuple(raw.require),
         time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms,
-                         raw.time.ponder),
+                         raw.time.ponder, raw.time.min_turn_ms),
         policy=FaultPolicy(raw.faults.policy, raw.faults.strikes), description=raw.description,
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
         source=source, text=text,
