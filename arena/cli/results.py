@@ -248,7 +248,8 @@ def _replay_dict(shown: Replay) -> dict[str, Any]:
     match = shown.match
     return {
         "id": match.id, "tournament": match.tournament, "variant": match.variant, "options": match.options,
-        "seed": match.seed, "reason": match.reason, "rounds": match.rounds, "decisions": match.decisions,
+        "seed": match.seed if match.deal is None else None, "deal": match.deal, "reason": match.reason,
+        "rounds": match.rounds, "decisions": match.decisions,
         "sandbox": match.sandbox, "duration_s": match.duration_s, "finished": _when(match.finished),
         "seats": [{"seat": i, "bot": v.bot, "hash": v.hash, "label": v.label, "placement": s.placement,
                    "score": s.score, "faults": s.faults, "decisions": s.decisions, "think_s": s.think_s}
@@ -270,7 +271,8 @@ def _replay_lines(shown: Replay) -> Iterator[str]:
 
     options = ", ".join(f"{k}={_text(v)}" for k, v in match.options.items()) or "the variant's defaults"
     yield f"match {match.id}"
-    yield f"tournament {match.tournament}, variant {match.variant} ({options}), seed {match.seed}"
+    dealt = f"seed {match.seed}" if match.deal is None else f"deal {match.deal} of the tournament's secret key"
+    yield f"tournament {match.tournament}, variant {match.variant} ({options}), {dealt}"
     yield f"played {_when(match.finished)} in {match.duration_s:.2f} s, sandbox: {', '.join(match.sandbox) or 'none'}"
     for i, version in enumerate(shown.versions):
         yield f"  {who(i)}: {version.label} {version.hash[:8]}"

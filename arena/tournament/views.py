@@ -219,7 +219,7 @@ def crosstable(store: Store, tournament: str, variant: str | None = None) -> Cro
 # -- export -------------------------------------------------------------------------------
 
 EXPORT_FIELDS = (
-    "match", "tournament", "variant", "seed", "seat", "bot", "hash", "label", "placement", "score", "faults",
+    "match", "tournament", "variant", "seed", "deal", "seat", "bot", "hash", "label", "placement", "score", "faults",
     "decisions", "think_s", "reason", "rounds", "finished",
 )
 """The columns of ``arena export``, in order (``log`` is added to JSON lines on request)."""
@@ -237,7 +237,8 @@ def export_rows(store: Store, tournament: str | None, variant: str | None, *,
             if version is None:
                 version = versions[seat.version] = store.version(seat.version)
             row: dict[str, Any] = {
-                "match": match.id, "tournament": match.tournament, "variant": match.variant, "seed": match.seed,
+                "match": match.id, "tournament": match.tournament, "variant": match.variant,
+                "seed": match.seed if match.deal is None else None, "deal": match.deal,
                 "seat": number, "bot": version.bot, "hash": version.hash, "label": version.label,
                 "placement": seat.placement, "score": seat.score, "faults": seat.faults,
                 "decisions": seat.decisions, "think_s": round(seat.think_s, 6), "reason": match.reason,
