@@ -516,9 +516,11 @@ async def open_bots(
     *,
     time_control: TimeControl = TimeControl(),
     sandbox: Sandbox | None = None,
+    grace_s: float = 0.2,
 ) -> AsyncIterator[list[Bot | BotFault]]:
     """Launch and greet each bot; yields a :class:`Bot`, or the :class:`BotFault` that
-    stopped it starting, per manifest.  Every process is killed on exit.
+    stopped it starting, per manifest.  Every process is killed on exit, ``grace_s``
+    after its ``bye`` at the latest.
 
     ``sandbox`` is the set of isolation layers to launch behind (default: only rlimits
     and an own session; :meth:`Sandbox.probe` finds every layer the machine offers).
@@ -558,9 +560,10 @@ async def open_bots(
                 yield bots
         finally:
             with trio.CancelScope(shield=True):
-                for bot in bots:
-                    if isinstance(bot, Bot):
-                        await bot.close()
+                async with trio.open_nursery() as closing:  # each waits for its bot to exit: at once
+                    for bot in bots:
+                        if isinstance(bot, Bot):
+                            closing.start_soon(bot.close, grace_s)
             nursery.cancel_scope.cancel()
     if refused:  # out here, not inside the nursery: callers get the error itself
         raise refused[0]

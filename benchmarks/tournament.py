@@ -13,7 +13,11 @@ In one run:
   and beside it the same with four children per core asked in turn, a table's layout
   (see ``benchmarks/ipc.py``: four processes sharing a core cost more per round trip);
 * **storing + rating**: time spent in ``Store.record`` and in the final ratings, as a
-  share of the N-worker run.
+  share of the N-worker run;
+* **process generations**: what playing each seat rotation with fresh bot processes
+  costs (so that no process sees a deal twice): the same round-robin of ``random`` bots
+  (short matches, as real bots play them: a start-up weighs most there), once as
+  scheduled and once with every rotation of a table played by the same processes.
 
     python benchmarks/tournament.py [--entrants 6] [--deals 6] [--repeats 3]
 
@@ -32,16 +36,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import msgspec  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
-from arena.botspec import load_manifest  # noqa: E402
+from arena.botspec import find_bot, load_manifest  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 from arena.tournament.ratings import ratings  # noqa: E402
 from arena.tournament.registry import install  # noqa: E402
-from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.runner import LocalExecutor, run_tournament  # noqa: E402
 from arena.tournament.spec import TournamentSpec, VariantPlan  # noqa: E402
 from arena.tournament.store import MatchRecord, Store  # noqa: E402
 
@@ -99,6 +105,32 @@ def tournament_run(entrants: int, deals: int, workers: int) -> tuple[float, floa
         return (summary.decisions / wall, summary.played / wall, (store.record_s + rating_s) / wall, summary.played)
 
 
+class OneGeneration(LocalExecutor):
+    """The local executor, with every match of a table in one process generation (the
+    layout before generations: bots kept for all rotations of a deal)."""
+
+    async def run(self, tables: Any, ready: Any, played: Any, failed: Any) -> None:
+        merged = [msgspec.structs.replace(t, matches=[msgspec.structs.replace(m, generation=0) for m in t.matches])
+                  for t in tables]
+        await super().run(merged, ready, played, failed)
+
+
+def generations_run(entrants: int, deals: int, one_generation: bool) -> tuple[float, int]:
+    """(matches/s, matches) of a round-robin of ``random`` bots at tables of 4, on every core."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder, Store(Path(folder) / "gen.db") as store:
+        os.chmod(folder, 0o755)
+        manifest = find_bot("random")
+        names = [f"random-{i}" for i in range(entrants)]
+        for name in names:
+            install(store, dataclasses.replace(manifest, name=name))
+        spec = TournamentSpec(name="gen", variants=(VariantPlan(get_variant("scat"), {}, (4,)),),
+                              entrants=tuple(names), deals=deals, concurrency=4)
+        executor = OneGeneration() if one_generation else LocalExecutor()
+        start = time.perf_counter()
+        summary = run_tournament(spec, store, Quiet(), executor=executor)
+        return summary.played / (time.perf_counter() - start), summary.played
+
+
 def _pinned_pingpong(core: int, request: int, reply: int, rounds: int, children: int,
                      results: multiprocessing.Queue[float]) -> None:
     os.sched_setaffinity(0, {core})
@@ -128,12 +160,14 @@ def main() -> int:
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     request, reply = _message_sizes(4, 1)
-    one, many, bare, seated = [], [], [], []
+    one, many, bare, seated, fresh, kept = [], [], [], [], [], []
     for _ in range(args.repeats):  # interleaved, so drifting machine load hits all alike
         one.append(tournament_run(args.entrants, args.deals, 1))
         many.append(tournament_run(args.entrants, args.deals, cores))
         bare.append(ceiling(request, reply))
         seated.append(ceiling(request, reply, children=4))
+        fresh.append(generations_run(5, args.deals, one_generation=False))
+        kept.append(generations_run(5, args.deals, one_generation=True))
     one_rate = statistics.median(r[0] for r in one)
     many_rate = statistics.median(r[0] for r in many)
     bare_rate = statistics.median(bare)
@@ -153,6 +187,12 @@ def main() -> int:
           f"requests {request} B, replies {reply} B")
     print(tabulate(rows, headers=["what", "decisions/s", "matches/s", "x ceiling"], tablefmt="github"))
     print(f"\nstoring + rating: {overhead * 100:.1f}% of the {cores}-worker run")
+    fresh_rate, kept_rate = statistics.median(r[0] for r in fresh), statistics.median(r[0] for r in kept)
+    ratios = [f[0] / k[0] for f, k in zip(fresh, kept)]
+    print(f"process generations (random bots, tables of 4 from 5, {args.deals} deals x 4 rotations, "
+          f"{fresh[0][1]} matches, every core): {fresh_rate:,.1f} matches/s with a fresh generation per rotation, "
+          f"{kept_rate:,.1f} with one per table: {statistics.median(ratios):.2f} of the rate "
+          f"(runs: {' '.join(f'{r:.2f}' for r in ratios)})")
     checks = [
         (f"{cores} workers / 1 worker", many_rate / one_rate, TARGET_SCALING),
         (f"{cores} workers / bare ceiling", many_rate / bare_rate, TARGET_CEILING),

@@ -127,7 +127,8 @@ def _generations(matches: list[MatchJob]) -> list[list[MatchJob]]:
 
 
 async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sandbox, send: Any) -> None:
-    """Play ``matches`` with one process per bot, started again where needed.
+    """Play ``matches`` with one process per bot, started again where needed, and killed
+    at the end without waiting after their ``bye`` (their stderr is of no more use).
 
     A bot's process is replaced between matches when it forfeited the last one, and
     before it could reach its lifetime CPU limit (``Limits.cpu_seconds``, a backstop for
@@ -144,7 +145,8 @@ async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sand
     costliest_s = [0.0] * len(manifests)  # one match, any process of the bot
     async with AsyncExitStack() as stack:
         bots: list[Bot | BotFault] = list(
-            await stack.enter_async_context(open_bots(manifests, time_control=time_control, sandbox=sandbox))
+            await stack.enter_async_context(open_bots(manifests, time_control=time_control, sandbox=sandbox,
+                                                      grace_s=0))
         )
         for match in matches:
             for i, bot in enumerate(bots):
@@ -154,7 +156,7 @@ async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sand
                     await bot.close()
                 if not bot.alive:
                     fresh = await stack.enter_async_context(
-                        open_bots([manifests[i]], time_control=time_control, sandbox=sandbox)
+                        open_bots([manifests[i]], time_control=time_control, sandbox=sandbox, grace_s=0)
                     )
                     bots[i] = fresh[0]
                     used_s[i] = 0.0
