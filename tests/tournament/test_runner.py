@@ -498,3 +498,27 @@ def test_a_database_folder_the_bots_users_cannot_enter_is_refused_before_any_mat
     assert result.returncode == 2, result.stdout
     assert f"cannot enter {private} " in result.stderr and f"chmod o+x {private}" in result.stderr
     assert stored_count(db, "private") == 0
+
+
+def test_the_deal_key_is_kept_exported_and_replays_the_same_deals(home: Path, bots: dict[str, Path]) -> None:
+    """No bot sees the key; the operator can export it and play the same deals elsewhere."""
+    path = tournament_file(home, "keyed", [bots["random"], bots["lucky"]], [("scat", [2])], deals=2)
+    first, second = home / "first", home / "second"
+    first.mkdir()
+    second.mkdir()
+    run_ok(path, first / "arena.db")
+    shown = arena("key", "keyed", "--db", first / "arena.db")
+    assert shown.returncode == 0 and re.fullmatch(r"[0-9a-f]{64}\n", shown.stdout), shown
+    exported = home / "keyed.key"
+    saved = arena("key", "keyed", "--db", first / "arena.db", "--out", exported)
+    assert saved.returncode == 0 and exported.read_text() == shown.stdout
+    assert exported.stat().st_mode & 0o777 == 0o600
+    run_ok(path, second / "arena.db", "--key-file", str(exported))
+    assert outcomes(second / "arena.db", "keyed") == outcomes(first / "arena.db", "keyed")
+    assert first_deals(second / "arena.db") == first_deals(first / "arena.db")
+    other = home / "other.key"
+    other.write_text("ab" * 32)
+    refused = arena("run", path, "--db", first / "arena.db", "-q", "--key-file", other)
+    assert refused.returncode == 2 and "already deals from its own key" in refused.stderr
+    missing = arena("key", "nothing", "--db", first / "arena.db")
+    assert missing.returncode == 2 and "has no key" in missing.stderr
