@@ -456,7 +456,12 @@ class Sandbox:
         return {"read": reads, "write": [str(scratch), "/dev/null"]}
 
     def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None,
-                    environment: dict[str, str]) -> list[str]:
+                    environment: dict[str, str], passed: list[int]) -> list[str]:
+        """bubblewrap's command line; the descriptors it must inherit are added to ``passed``.
+
+        The folders a bot reads are bound from descriptors the arena opened (``--ro-bind-fd``),
+        not by path: bubblewrap runs as the bot's user, who may not be able to enter the folders
+        around them (a clone in ``/root``, a ``mktemp -d`` folder, a home of mode 0750)."""
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
         args += ["--ro-bind", "/usr", "/usr"]
         for top in ("bin", "lib", "lib64", "sbin"):
@@ -474,7 +479,9 @@ class Sandbox:
         for parent in _hidden_parents([*binds, scratch]):
             args += ["--perms", "0111", "--dir", str(parent)]
         for path in binds:
-            args += ["--ro-bind", str(path), str(path)]
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            passed.append(fd)
+            args += ["--ro-bind-fd", str(fd), str(path)]
         args += ["--dir", IMPORT_DIR, "--symlink", str(_PACKAGE), f"{IMPORT_DIR}/arena"]
         args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
         args += ["--remount-ro", "/"]  # the root's own folders: the bot may not unhide them (chmod)
@@ -525,6 +532,7 @@ class Sandbox:
         cgroup: BotCgroup | None = None
         seccomp_fd: int | None = None
         holders: tuple[int, int] | None = None
+        passed: list[int] = []  # descriptors the child inherits, closed here once it has them
         try:
             v2 = active["cgroup-kill"].active or active["freeze"].active
             if self._cgroups is not None and (active["cgroup"].active or v2):
@@ -539,10 +547,12 @@ class Sandbox:
             if active["bwrap"].active:
                 if active["seccomp"].active:
                     seccomp_fd = seccomp.memfd()
+                    passed.append(seccomp_fd)
                 holders = (os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC),
                            os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+                passed += holders
                 environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
-                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment)
+                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment, passed)
                 env = {"PATH": "/usr/bin:/bin"}
             else:
                 command, env = list(argv), environment
@@ -550,7 +560,7 @@ class Sandbox:
                 command,
                 cwd=home,
                 env=env,
-                pass_fds=[fd for fd in (seccomp_fd, *(holders or ())) if fd is not None],
+                pass_fds=passed,
                 preexec_fn=self._preexec(lease, cgroup, holders),
             )
         except BaseException:
@@ -561,9 +571,8 @@ class Sandbox:
             scratch.remove(home)
             raise
         finally:
-            for fd in (seccomp_fd, *(holders or ())):
-                if fd is not None:
-                    os.close(fd)
+            for fd in passed:
+                os.close(fd)
         return Sandboxed(process, home, cgroup, lease)
 
     def _preexec(
