@@ -45,7 +45,7 @@ from pathlib import Path
 import trio
 
 from arena import confine
-from arena.sandbox import procfs, scratch, seccomp, tree
+from arena.sandbox import procfs, reach, scratch, seccomp, tree
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
 from arena.sandbox.process import BotProcess
 from arena.sandbox.uids import Lease, UidPool
@@ -274,6 +274,10 @@ def _compile_package() -> None:
     compileall.compile_dir(_PACKAGE, quiet=2, optimize=0)
 
 
+SITE_PACKAGES = ("msgspec", "pluggy")
+"""What a Python bot imports besides the arena and the standard library."""
+
+
 def _site_dirs() -> list[Path]:
     """The site folders of the arena's dependencies, which a Python bot imports."""
     import msgspec
@@ -456,12 +460,9 @@ class Sandbox:
         return {"read": reads, "write": [str(scratch), "/dev/null"]}
 
     def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None,
-                    environment: dict[str, str], passed: list[int]) -> list[str]:
-        """bubblewrap's command line; the descriptors it must inherit are added to ``passed``.
-
-        The folders a bot reads are bound from descriptors the arena opened (``--ro-bind-fd``),
-        not by path: bubblewrap runs as the bot's user, who may not be able to enter the folders
-        around them (a clone in ``/root``, a ``mktemp -d`` folder, a home of mode 0750)."""
+                    environment: dict[str, str]) -> list[str]:
+        """bubblewrap's command line.  Each folder the bot reads is bound where it is, from a
+        copy where the bot's user could not reach it (:mod:`arena.sandbox.reach`)."""
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
         args += ["--ro-bind", "/usr", "/usr"]
         for top in ("bin", "lib", "lib64", "sbin"):
@@ -478,10 +479,10 @@ class Sandbox:
         binds = [p for p in self._read_paths(folder) if Path("/usr") not in (p, *p.parents) and p.exists()]
         for parent in _hidden_parents([*binds, scratch]):
             args += ["--perms", "0111", "--dir", str(parent)]
+        sites = set(self._sites)
         for path in binds:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            passed.append(fd)
-            args += ["--ro-bind-fd", str(fd), str(path)]
+            reachable = reach.reachable(path, SITE_PACKAGES if path in sites else ())
+            args += ["--ro-bind", str(reachable), str(path)]
         args += ["--dir", IMPORT_DIR, "--symlink", str(_PACKAGE), f"{IMPORT_DIR}/arena"]
         args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
         args += ["--remount-ro", "/"]  # the root's own folders: the bot may not unhide them (chmod)
@@ -552,7 +553,7 @@ class Sandbox:
                            os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
                 passed += holders
                 environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
-                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment, passed)
+                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment)
                 env = {"PATH": "/usr/bin:/bin"}
             else:
                 command, env = list(argv), environment

@@ -22,7 +22,7 @@ from typing import Final
 from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["IGNORED", "closed_to_others", "content_hash", "find", "install", "manifest_for", "registry_dir"]
+__all__ = ["IGNORED", "content_hash", "find", "install", "manifest_for", "registry_dir"]
 
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code."""
@@ -31,16 +31,6 @@ IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytes
 def registry_dir(store: Store) -> Path:
     """Where the copies of ``store``'s bots live: ``registry/`` beside the database."""
     return store.path.parent / "registry"
-
-
-def closed_to_others(folder: Path) -> Path | None:
-    """The first folder on the way to ``folder`` (itself included) that users other than
-    its owner cannot enter: sandboxed bots run as such users and cannot start from there."""
-    folder = folder.resolve()
-    for step in (*reversed(folder.parents), folder):
-        if not step.stat().st_mode & stat.S_IXOTH:
-            return step
-    return None
 
 
 def _files(folder: Path) -> list[Path]:

@@ -31,10 +31,10 @@ import trio
 
 from arena.botspec import BotManifest
 from arena.deals import new_key
-from arena.sandbox import LAYERS
+from arena.sandbox import LAYERS, closed_to_others
 from arena.sandbox.uids import UidPool
 from arena.tournament.ratings import ratings
-from arena.tournament.registry import closed_to_others, find, install
+from arena.tournament.registry import find, install
 from arena.tournament.scheduler import Table, schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, VersionRow
@@ -383,7 +383,7 @@ async def run_tables(
             reasons = "; ".join(f"{layer}: {message.why_not.get(layer, 'inactive')}" for layer in missing)
             raise RunError(f"refusing to run bots without the required sandbox layer(s) ({reasons}); "
                            "`arena doctor` explains")
-        if "uid" in message.sandbox:
+        if "uid" in message.sandbox and "bwrap" not in message.sandbox:  # bubblewrap reaches any folder
             _check_reachable(tables)
         summary.sandbox = message.sandbox
         optional = [layer for layer in LAYERS if layer not in message.sandbox and layer not in warned]

@@ -20,8 +20,8 @@ import trio
 from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
-from arena.sandbox import Sandbox
-from arena.tournament.registry import closed_to_others, content_hash, install
+from arena.sandbox import Sandbox, closed_to_others
+from arena.tournament.registry import content_hash, install
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store, VersionRow
 
@@ -87,7 +87,8 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
     The failure is returned, not raised, so that it leaves the bots' nursery as itself
     rather than wrapped in an exception group."""
     sandbox = await Sandbox.probe()
-    closed = closed_to_others(manifest.folder) if manifest.folder and "uid" in sandbox.active else None
+    unreachable = "uid" in sandbox.active and "bwrap" not in sandbox.active  # bubblewrap reaches any folder
+    closed = closed_to_others(manifest.folder) if manifest.folder and unreachable else None
     if closed is not None:
         return (f"{manifest.folder}: bots run as unprivileged users (sandbox layer uid), who cannot enter {closed}\n"
                 f"how to fix: submit from a folder every user can enter (`chmod o+x {closed}`), or copy the bot there")

@@ -1,5 +1,6 @@
-"""A bot's scratch space: quotas, and removal of whatever tree a bot leaves (any depth,
-many files, links out of it, folders it made unreadable), without ever raising."""
+"""A bot's scratch space (quotas, and removal of whatever tree a bot leaves: any depth, many
+files, links out of it, folders it made unreadable, without ever raising), and the folders
+it reads, wherever they are."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hostile import BOTS, assert_clean, assert_nothing_left, play, random_bot
 
-from arena.sandbox import scratch
+from arena.botspec import load_manifest
+from arena.sandbox import Sandbox, reach, scratch
 from arena.sandbox.cgroups import owner_alive
 
 
@@ -158,3 +161,24 @@ def test_sweep_unmounts_and_removes_what_a_dead_arena_left(folder: Path) -> None
         time.sleep(0.02)
     assert not stale.exists()
     assert mine.is_dir()
+
+
+def test_a_bot_in_a_folder_its_user_cannot_enter_plays_behind_every_layer(box: Sandbox) -> None:
+    """A clone in /root or a ``mktemp -d`` folder is closed to the bots' users: bubblewrap
+    (which runs as the bot's user) could not bind the bot's folder, and the sandbox dropped
+    four layers.  The arena binds a copy instead, and the bot sees its folder where it is."""
+    if not box.status["bwrap"].active:
+        pytest.skip(f"bubblewrap is not active here: {box.status['bwrap'].why}")
+    private = Path(tempfile.mkdtemp(prefix="arena-private-"))  # mode 0700, as mktemp -d makes it
+    try:
+        shutil.copytree(BOTS / "side-channels", private / "bot")
+        assert reach.closed_to_others(private / "bot") == private
+        copy = reach.reachable(private / "bot")
+        assert copy != private / "bot" and reach.closed_to_others(copy) is None
+        assert (copy / "bot.py").read_bytes() == (private / "bot" / "bot.py").read_bytes()
+        played = play(box, [random_bot(), load_manifest(private / "bot")], reporters=[1])
+        assert_clean(played)
+        assert played.result.sandbox == sorted(box.active)
+        assert_nothing_left(played)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
