@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import random
 import select
+import shutil
 import signal
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, fields
 from operator import attrgetter
+from pathlib import Path
 from typing import Any, Final
 
 import trio
@@ -66,6 +68,8 @@ _EVENT_MAX: Final = 512
 """Bytes most single events take: below budget // this many events, no need to measure."""
 STDERR_KEEP: Final = 16 * 1024
 """Bytes of a bot's stderr kept (the tail); the rest is counted and dropped."""
+STDERR_SHOWN: Final = 500
+"""Characters of that tail a fault's detail shows."""
 FAULT_KINDS: Final = (
     "startup", "crash", "timeout", "malformed", "oversized", "wrong_id", "illegal_action", "closed_stdout",
 )
@@ -443,7 +447,7 @@ class Bot:
                 try:
                     reply = decode_reply(line)
                 except ProtocolError as error:
-                    raise BotFault("malformed", f"{error}: {line[:200]!r}") from None
+                    raise _malformed(error, line) from None
                 if reply.id == request:
                     return reply.action
                 if reply.id in self._late:  # a reply that came after its timeout
@@ -480,7 +484,7 @@ class Bot:
         try:
             return decode_bot_message(line)
         except ProtocolError as error:
-            raise BotFault("malformed", f"{error}: {line[:200]!r}") from None
+            raise _malformed(error, line) from None
 
     async def _gone(self) -> BotFault:
         """Why the bot's stream ended: a crash (it exited) or a closed stdout."""
@@ -490,11 +494,10 @@ class Bot:
         code = process.returncode
         if code is not None:
             await self._stderr_settled()
-        tail = self.stderr_text(500).strip()
+        tail = self.stderr_text(STDERR_SHOWN).strip()
         if code is None:
             return BotFault("closed_stdout", "closed its stdout but kept running")
-        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
-        return BotFault("crash", how + (f"; stderr: {tail}" if tail else ""))
+        return BotFault("crash", _exit_status(code) + (f"; stderr: {tail}" if tail else ""))
 
     async def close(self, grace_s: float = 0.2) -> None:
         """Say ``bye``, give the bot a moment to exit, then kill its whole process group."""
@@ -533,6 +536,10 @@ async def open_bots(
 
         async def start(i: int, manifest: BotManifest) -> None:
             argv = manifest.argv(box.python)
+            problem = _command_problem(manifest, argv)
+            if problem:
+                bots[i] = BotFault("startup", problem, manifest.label)
+                return
             try:
                 sandboxed = await box.launch(argv, manifest.folder, confines_itself=manifest.is_python)
             except SandboxError as error:  # the arena's failure, raised once every bot is gone
@@ -569,9 +576,67 @@ async def open_bots(
         raise refused[0]
 
 
+SANDBOX_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
+"""Where a bot's command is looked for when it names no folder (the sandbox's PATH)."""
+
+
+def _command_problem(manifest: BotManifest, argv: Sequence[str]) -> str:
+    """Why the command of a bot that is not a Python module cannot start, with the fix;
+    empty if it can."""
+    if manifest.is_python:
+        return ""
+    program = argv[0]
+    if "/" not in program:
+        if shutil.which(program, path=SANDBOX_PATH) is None:
+            return (f"its command {program!r} is not a program the sandbox has ({SANDBOX_PATH}); name a file of the "
+                    "bot's folder (e.g. \"./bot\") or an interpreter installed there (docs/BOTS.md, 'Other languages')")
+        return ""
+    path = Path(program)
+    if not path.is_file():
+        return (f"its command {program} does not exist; build it, or fix `command` in its bot.toml "
+                "(docs/BOTS.md, 'Other languages')")
+    if not path.stat().st_mode & 0o111:
+        return (f"its command {program} is not executable: `chmod +x {path.name}` in the bot's folder "
+                "(docs/BOTS.md, 'Other languages')")
+    return ""
+
+
 def _timeout(allowed_s: float) -> BotFault:
     """The fault of a bot that did not answer within ``allowed_s``."""
     return BotFault("timeout", f"no answer within {allowed_s * 1000:.0f} ms")
+
+
+def _idle_timeout(fault: BotFault, cpu_s: float, spent_s: float) -> BotFault:
+    """A timeout of a bot that hardly used the CPU while its clock ran: it was waiting,
+    most likely for its own reply to leave an output buffer."""
+    if fault.kind != "timeout" or fault.fatal or cpu_s > 0.1 * spent_s:
+        return fault
+    return BotFault("timeout", f"{fault.detail}; it used {cpu_s * 1000:.0f} ms of CPU meanwhile, so it was "
+                               "waiting, not thinking: did it write its reply without a newline, or without "
+                               "flushing its output? (docs/PROTOCOL.md, 'Transport')")
+
+
+def _malformed(error: ProtocolError, line: bytes) -> BotFault:
+    """The fault of a line that is not a protocol message; a hint where it is no JSON at all."""
+    hint = "" if line.lstrip()[:1] == b"{" else (
+        "; stdout carries only protocol lines: debug output belongs on stderr (docs/PROTOCOL.md, 'Transport')")
+    return BotFault("malformed", f"{error}: {line[:200]!r}{hint}")
+
+
+def _exit_status(code: int) -> str:
+    """How a bot's process ended, naming the signal that killed it (directly, or as the
+    128 + N status a shell or the sandbox's init reports)."""
+    number = -code if code < 0 else code - 128 if code > 128 else 0
+    try:
+        name = signal.Signals(number).name if number else ""
+    except ValueError:
+        name = ""
+    if code < 0:
+        return f"killed by {name or f'signal {number}'}"
+    if name:
+        crash = " (a crash in its own code, e.g. a bad memory access)" if name in ("SIGSEGV", "SIGBUS") else ""
+        return f"exited with status {code}: killed by {name}{crash}"
+    return f"exited with status {code}"
 
 
 def _unread(waited_s: float) -> BotFault:
@@ -771,6 +836,8 @@ async def play_match(
             cpu_ns = current.sandboxed.cpu_ns() - cpu_mark[seat]
             cpu_mark[seat] += cpu_ns
         timings[seat].add(spent, cpu_ns / 1e9)
+        if failure is not None and accounting[seat]:
+            failure = _idle_timeout(failure, cpu_ns / 1e9, spent)
         if cpu_ns / 1e6 > spent * 1000 + OFF_TURN_GRACE_MS:  # it ran when it was not its turn
             current.caught_thinking()
         if spent * 1000 < min_turn_ms:  # every turn looks alike to the others

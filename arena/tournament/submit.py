@@ -33,10 +33,10 @@ SMOKE_SEED: Final = 31
 
 _FIXES: Final = {
     "startup": "the bot must print its hello line within the start-up time; run it by hand and check its "
-               "stderr (docs/PROTOCOL.md, 'Handshake')",
+               "stderr (docs/PROTOCOL.md, 'Lifecycle')",
     "crash": "the bot exited; its stderr above says why",
-    "timeout": "answer every decide request within time_left_ms (docs/PROTOCOL.md, 'Time')",
-    "malformed": "every line must be one JSON object of the protocol (docs/PROTOCOL.md, 'Messages')",
+    "timeout": "answer every decide request within time_left_ms (docs/PROTOCOL.md, 'Time control')",
+    "malformed": "every line must be one JSON object of the protocol (docs/PROTOCOL.md, 'Transport')",
     "oversized": "keep every line under the protocol's maximum line length",
     "wrong_id": "reply with the id of the request being answered",
     "illegal_action": "choose one of the strings in the request's `legal` list, exactly",

@@ -41,7 +41,7 @@ FORFEIT_CASES = [
     ("crash_exit", "crash", ["exited with status 3"]),  # its stderr: test_crash_detail_always_has_...
     ("hang", "timeout", ["no answer within 400 ms"]),
     ("slow", "timeout", ["no answer within 400 ms"]),
-    ("garbage", "malformed", ["this is not JSON {at all"]),
+    ("garbage", "malformed", ["this is not JSON {at all", "debug output belongs on stderr"]),
     ("unknown_field", "malformed", ["comment"]),
     ("wrong_type", "malformed", ["str", "int"]),
     ("oversized_line", "oversized", ["100000", "65536"]),
@@ -251,7 +251,16 @@ def _startup_case(name: str, tmp_path: Path):  # type: ignore[no-untyped-def]
         )
         from arena.botspec import load_manifest
 
-        return load_manifest(tmp_path), FAST, ["cannot start", "definitely-not-a-command-31"]
+        return load_manifest(tmp_path), FAST, ["is not a program the sandbox has", "definitely-not-a-command-31"]
+    if name in ("missing_program", "not_executable"):
+        (tmp_path / "bot.toml").write_text('name = "lost"\nversion = "1.0.0"\ncommand = ["./bot"]\n', encoding="utf-8")
+        if name == "not_executable":
+            (tmp_path / "bot").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+            (tmp_path / "bot").chmod(0o644)
+        from arena.botspec import load_manifest
+
+        fix = "is not executable: `chmod +x bot`" if name == "not_executable" else "does not exist; build it"
+        return load_manifest(tmp_path), FAST, [fix, "docs/BOTS.md"]
     hello = {"expect": {"type": "hello", "protocol": 1, "arena": "<str>"}}
     if name == "wrong_protocol":
         script = [{**hello, "reply": [{"type": "hello", "name": "old", "version": "1", "protocol": 2}]}]
@@ -267,8 +276,8 @@ def _startup_case(name: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     "name",
-    ["crash_at_start", "silent_start", "no_such_command", "wrong_protocol", "action_before_hello",
-     "garbage_for_hello"],
+    ["crash_at_start", "silent_start", "no_such_command", "missing_program", "not_executable", "wrong_protocol",
+     "action_before_hello", "garbage_for_hello"],
 )
 def test_startup_fault_forfeits_the_seat_at_once(name: str, tmp_path: Path) -> None:
     """open_bots yields a ``startup`` BotFault (documented: did not start, or no valid hello
@@ -370,3 +379,14 @@ def test_a_sandbox_the_arena_cannot_set_up_is_not_the_bots_fault(tmp_path: Path)
                 lease.release()
 
     trio.run(main)
+
+
+def test_how_a_bot_died_names_the_signal() -> None:
+    """A shell or the sandbox's init reports a bot killed by a signal as status 128 + N."""
+    from arena.referee import _exit_status
+
+    assert _exit_status(-11) == "killed by SIGSEGV"
+    assert _exit_status(139) == "exited with status 139: killed by SIGSEGV (a crash in its own code, e.g. a bad " \
+        "memory access)"
+    assert _exit_status(137) == "exited with status 137: killed by SIGKILL"
+    assert _exit_status(3) == "exited with status 3"

@@ -116,7 +116,8 @@ def _open_up(path: Path) -> None:
         for name in dirs:
             os.chmod(os.path.join(root, name), 0o755)
         for name in files:
-            os.chmod(os.path.join(root, name), 0o644)
+            path = os.path.join(root, name)
+            os.chmod(path, 0o755 if os.stat(path).st_mode & 0o100 else 0o644)
 
 
 def bot_copy(name: str, data: dict[str, str] | None = None, *, as_name: str | None = None) -> BotManifest:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import resource
 
-from hostile import HURRY, assert_clean, assert_fault, assert_nothing_left, bot_copy, play, random_bot
+from hostile import HURRY, assert_clean, assert_fault, assert_nothing_left, bot_copy, needs, play, random_bot
 
 from arena.referee import STDERR_KEEP, Bot, TimeControl
 from arena.sandbox import Sandbox
@@ -103,4 +103,32 @@ def test_closing_stdout_is_closed_stdout(box: Sandbox) -> None:
                   time_control=HURRY)
     assert played.report(3) == {"closed_stdout": True}
     assert_fault(played, 3, "closed_stdout")
+    assert_nothing_left(played)
+
+
+# ---------------------------------------------------------------------------------------
+# A bot author's mistakes get answers that say what to do
+
+
+def test_a_segfault_is_named(box: Sandbox) -> None:
+    played = play(box, [bot_copy("segfault"), random_bot(), random_bot()])
+    fault = assert_fault(played, 0, "crash")
+    assert "SIGSEGV" in fault.detail, fault.detail
+    assert_nothing_left(played)
+
+
+def test_a_reply_without_its_newline_times_out_with_a_hint(box: Sandbox) -> None:
+    """The referee sees no whole line, so nothing arrives; the bot used no CPU meanwhile, so
+    the fault says it was waiting, and why that usually happens."""
+    needs(box, "cgroup")
+    played = play(box, [random_bot(), bot_copy("no-newline"), random_bot()], time_control=HURRY)
+    fault = assert_fault(played, 1, "timeout", detail="waiting, not thinking")
+    assert "without a newline, or without flushing" in fault.detail
+    assert_nothing_left(played)
+
+
+def test_a_command_that_cannot_run_is_a_startup_fault_in_one_line(box: Sandbox) -> None:
+    played = play(box, [bot_copy("bad-shebang"), random_bot(), random_bot()])
+    fault = assert_fault(played, 0, "startup")
+    assert "cannot run" in fault.detail and "Traceback" not in fault.detail, fault.detail
     assert_nothing_left(played)
