@@ -10,6 +10,8 @@ A bot is a folder with a ``bot.toml``::
     entry = "bot.py"            # a Python bot: the module with its hook implementations
     # command = ["node", "bot.js"]   # any other language: a command speaking the protocol
                                      # ("{python}" stands for the arena's own interpreter)
+    # build = ["make"]               # run once, in the sandbox, in a copy of the folder,
+                                     # before the bot first plays (compiled bots)
 
 Installed packages provide bots through the ``arena.bots`` entry-point group: the entry
 point names a module with hook implementations and an optional ``MANIFEST`` dict (the
@@ -34,7 +36,7 @@ BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _REQUIRED = ("name", "version")
-_KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes"}
+_KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes", "build"}
 
 
 class ManifestError(ValueError):
@@ -54,6 +56,8 @@ class BotManifest:
     entry: str | None = None
     module: str | None = None
     command: tuple[str, ...] = ()
+    build: tuple[str, ...] = ()
+    """A command run once in a copy of the folder, in the sandbox, before the bot plays."""
 
     @property
     def is_python(self) -> bool:
@@ -120,6 +124,9 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
         isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)
     ):
         raise ManifestError(f"{where}: 'command' must be a non-empty list of strings, e.g. [\"node\", \"bot.js\"]")
+    build = data.get("build", [])
+    if not (isinstance(build, list) and all(isinstance(b, str) and b for b in build)):
+        raise ManifestError(f"{where}: 'build' must be a list of strings, e.g. [\"make\"]")
     return BotManifest(
         name=data["name"],
         version=data["version"],
@@ -130,6 +137,7 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
         entry=entry,
         module=module,
         command=tuple(command or ()),
+        build=tuple(build),
     )
 
 

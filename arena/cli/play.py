@@ -18,6 +18,7 @@ from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play
 from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
 from arena.sandbox import LAYERS, Sandbox, report_rows
+from arena.tournament.build import build
 
 
 @app.command("match")
@@ -79,7 +80,12 @@ def match(
 
     async def run() -> MatchResult:
         sandbox = await probe_sandbox(required)
-        async with open_bots(manifests, time_control=time_control, sandbox=sandbox) as bots:
+        ready = []
+        for manifest in manifests:  # a compiled bot is built first, in the sandbox
+            if manifest.build:
+                typer.echo(f"building {manifest.label}: {' '.join(manifest.build)}", err=True)
+            ready.append(await build(manifest, sandbox))
+        async with open_bots(ready, time_control=time_control, sandbox=sandbox) as bots:
             return await play_match(game, bots, seed=deal, options=options, match_id=opaque_id(deal, "match"),
                                     time_control=time_control, policy=rules)
 

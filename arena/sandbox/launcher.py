@@ -54,6 +54,8 @@ __all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandbo
 
 _MB = 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent.parent  # the arena package
+ALTERNATIVES = Path("/etc/alternatives")
+"""Debian's links for commands with several providers, which a bot sees read-only."""
 IMPORT_DIR = "/run/arena"
 """Inside bubblewrap: the folder on a Python bot's import path that holds only ``arena``
 (a link to the package), so that the folders around the package can stay unlistable."""
@@ -451,16 +453,18 @@ class Sandbox:
         home = IMPORT_DIR if self.status["bwrap"].active else str(_PACKAGE.parent)
         return [home, *map(str, self._sites or _site_dirs())]
 
-    def _landlock_rules(self, folder: Path | None, scratch: Path) -> dict[str, list[str]]:
-        reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", *map(str, self._read_paths(folder))]
+    def _landlock_rules(self, folder: Path | None, scratch: Path, workshop: bool) -> dict[str, list[str]]:
+        reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", str(ALTERNATIVES),
+                 *map(str, self._read_paths(folder))]
         if self.status["bwrap"].active:
             reads.append(IMPORT_DIR)
         else:  # outside bubblewrap, libraries and settings live in /etc, and arena's parent is listed
             reads += ["/etc", str(_PACKAGE.parent)]
-        return {"read": reads, "write": [str(scratch), "/dev/null"]}
+        writes = [str(scratch), "/dev/null", *([str(folder)] if workshop and folder else [])]
+        return {"read": reads, "write": writes}
 
     def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None,
-                    environment: dict[str, str]) -> list[str]:
+                    environment: dict[str, str], workshop: bool) -> list[str]:
         """bubblewrap's command line.  Each folder the bot reads is bound where it is, from a
         copy where the bot's user could not reach it (:mod:`arena.sandbox.reach`)."""
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
@@ -471,6 +475,8 @@ class Sandbox:
                 args += ["--symlink", os.readlink(path), str(path)]
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
+        if ALTERNATIVES.is_dir():  # the links of /usr/bin/cc, java ... lead there (Debian)
+            args += ["--ro-bind", str(ALTERNATIVES), str(ALTERNATIVES)]
         size = str(self.limits.scratch_mb * _MB)
         args += ["--proc", "/proc", "--dev", "/dev"]
         args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
@@ -481,10 +487,13 @@ class Sandbox:
             args += ["--perms", "0111", "--dir", str(parent)]
         sites = set(self._sites)
         for path in binds:
+            if workshop and path == folder:
+                args += ["--bind", str(path), str(path)]  # made reachable and the bot user's by launch
+                continue
             reachable = reach.reachable(path, SITE_PACKAGES if path in sites else ())
             args += ["--ro-bind", str(reachable), str(path)]
         args += ["--dir", IMPORT_DIR, "--symlink", str(_PACKAGE), f"{IMPORT_DIR}/arena"]
-        args += ["--bind", str(scratch), str(scratch), "--chdir", str(scratch)]
+        args += ["--bind", str(scratch), str(scratch), "--chdir", str(folder if workshop else scratch)]
         args += ["--remount-ro", "/"]  # the root's own folders: the bot may not unhide them (chmod)
         for name, value in environment.items():
             args += ["--setenv", name, value]
@@ -504,13 +513,15 @@ class Sandbox:
         }
 
     async def launch(
-        self, argv: Sequence[str], folder: Path | None = None, *, confines_itself: bool = False
+        self, argv: Sequence[str], folder: Path | None = None, *, confines_itself: bool = False,
+        workshop: bool = False,
     ) -> Sandboxed:
         """Start ``argv`` (a bot whose files are in ``folder``) with pipes on its stdio.
 
         ``confines_itself``: the command does the in-sandbox set-up of :mod:`arena.confine`
         itself (the bot host does); others are started through ``confine.py`` when Landlock
-        or bubblewrap is active.
+        or bubblewrap is active.  ``workshop``: ``folder`` is writable, given to the bot's
+        user, and the command's working folder (a bot's build step); it must be reachable.
         """
         active = self.status
         if (active["landlock"].active or active["bwrap"].active) and not confines_itself:
@@ -544,7 +555,7 @@ class Sandbox:
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
             environment = self._environment(home)
             if active["landlock"].active:
-                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home))
+                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home, workshop))
             if active["bwrap"].active:
                 if active["seccomp"].active:
                     seccomp_fd = seccomp.memfd()
@@ -553,13 +564,15 @@ class Sandbox:
                            os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
                 passed += holders
                 environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
-                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment)
+                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment, workshop)
                 env = {"PATH": "/usr/bin:/bin"}
             else:
                 command, env = list(argv), environment
+            if workshop and folder is not None and lease is not None:
+                _give(folder, lease.uid, lease.gid)
             process = BotProcess.spawn(
                 command,
-                cwd=home,
+                cwd=folder if workshop and folder is not None else home,
                 env=env,
                 pass_fds=passed,
                 preexec_fn=self._preexec(lease, cgroup, holders),
@@ -604,6 +617,15 @@ class Sandbox:
                 os.setuid(lease.uid)
 
         return child
+
+
+def _give(folder: Path, uid: int, gid: int) -> None:
+    """Make ``folder`` and everything in it (no links) belong to ``uid``, writable by it."""
+    for root, dirs, files in os.walk(folder):
+        for path in (root, *(os.path.join(root, name) for name in (*dirs, *files))):
+            os.chown(path, uid, gid, follow_symlinks=False)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o200)
 
 
 def report_rows(box: Sandbox) -> list[list[str]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
+from arena.tournament import build
 from arena.tournament.store import Store, VersionRow
 
 __all__ = ["IGNORED", "content_hash", "find", "install", "manifest_for", "registry_dir"]
@@ -91,9 +92,11 @@ def _remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def install(store: Store, manifest: BotManifest, name: str | None = None) -> VersionRow:
+def install(store: Store, manifest: BotManifest, name: str | None = None, *, built: Path | None = None) -> VersionRow:
     """Register ``manifest``'s bot (under ``name`` if given): the existing version when its
-    code is unchanged, else a new immutable copy."""
+    code is unchanged, else a new immutable copy.  A bot with a build step is built first
+    (or ``built`` is its folder, built already); the copy holds what the build made, and
+    the version is named by the sources."""
     bot = name or manifest.name
     if manifest.folder is None:  # an installed package's bot: its distribution is the version
         key = hashlib.sha256(f"{manifest.module}\0{manifest.version}".encode()).hexdigest()
@@ -104,7 +107,9 @@ def install(store: Store, manifest: BotManifest, name: str | None = None) -> Ver
             return store.register(bot, key, version.label, version.path, version.manifest)
     target = registry_dir(store) / bot / key[:12]
     if not target.is_dir():
-        _copy(manifest.folder, target)
+        if manifest.build and built is None:
+            built = build.built(manifest).folder
+        _copy(built or manifest.folder, target)
     return store.register(bot, key, f"{bot}@{manifest.version}", str(target.resolve()), _manifest_dict(manifest))
 
 

@@ -21,6 +21,7 @@ from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
 from arena.sandbox import Sandbox, closed_to_others
+from arena.tournament.build import BuildError, build
 from arena.tournament.registry import content_hash, install
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store, VersionRow
@@ -80,18 +81,27 @@ def _describe(fault: Fault, variant: str, seed: int) -> str:
 
 
 async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
-                 progress: Callable[[str], None]) -> str | None:
-    """Play ``matches`` seeded matches per variant against ``random``, the bot in each seat,
-    behind every sandbox layer this machine offers; the first failure and its fix, if any.
+                 progress: Callable[[str], None]) -> tuple[str | None, Path | None]:
+    """Build the bot if it has a build step, then play ``matches`` seeded matches per variant
+    against ``random``, the bot in each seat, behind every sandbox layer this machine
+    offers; the first failure and its fix, if any, and the built folder.
 
     The failure is returned, not raised, so that it leaves the bots' nursery as itself
     rather than wrapped in an exception group."""
     sandbox = await Sandbox.probe()
+    if manifest.build:
+        progress(f"building: {' '.join(manifest.build)}")
+        try:
+            manifest = await build(manifest, sandbox)
+        except BuildError as error:
+            return str(error), None
+    built = manifest.folder if manifest.build else None
     unreachable = "uid" in sandbox.active and "bwrap" not in sandbox.active  # bubblewrap reaches any folder
     closed = closed_to_others(manifest.folder) if manifest.folder and unreachable else None
     if closed is not None:
         return (f"{manifest.folder}: bots run as unprivileged users (sandbox layer uid), who cannot enter {closed}\n"
-                f"how to fix: submit from a folder every user can enter (`chmod o+x {closed}`), or copy the bot there")
+                f"how to fix: submit from a folder every user can enter (`chmod o+x {closed}`), or copy the bot there",
+                built)
     opponent = find_bot("random")
     time_control = TimeControl()
     for name in claimed:
@@ -109,8 +119,8 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
                     failure = _describe(ours[0], name, seed)
                     break
         if failure is not None:
-            return failure
-    return None
+            return failure, built
+    return None, built
 
 
 def submit(
@@ -142,11 +152,12 @@ def submit(
     claimed = _claimed(manifest)
     known = {v.hash: v for v in store.versions(manifest.name, withdrawn=True)}
     existing = known.get(content_hash(path.resolve()))
+    built = None
     if existing is None:
-        failure = trio.run(_smoke, manifest, claimed, matches, progress)
+        failure, built = trio.run(_smoke, manifest, claimed, matches, progress)
         if failure is not None:
             raise SubmitError(failure)
-    version = install(store, manifest)
+    version = install(store, manifest, built=built)
     if tournament is not None:
         store.enter(tournament, version.bot)
     return Submitted(version, existing is None, tuple(claimed) if existing is None else (), tournament)
