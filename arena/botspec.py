@@ -28,6 +28,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from arena.text import has_controls, printable
+
 __all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "find_bot", "load_manifest"]
 
 ENTRY_POINT_GROUP = "arena.bots"
@@ -108,6 +110,9 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
     for key in _REQUIRED:
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise ManifestError(f"{where}: {key!r} must be a non-empty string")
+        if has_controls(data[key]):
+            shown = printable(data[key], lines=False)
+            raise ManifestError(f"{where}: {key!r} may not hold control characters ({shown!r})")
     if not _NAME.match(data["name"]):
         raise ManifestError(
             f"{where}: name {data['name']!r} must be lower-case letters, digits, '-', '_' or '.' (at most 64)"
@@ -130,8 +135,8 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
     return BotManifest(
         name=data["name"],
         version=data["version"],
-        author=str(data.get("author", "")),
-        description=str(data.get("description", "")),
+        author=printable(str(data.get("author", "")), lines=False),
+        description=printable(str(data.get("description", "")), lines=False),
         variants=tuple(variants),
         folder=folder,
         entry=entry,

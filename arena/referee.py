@@ -42,6 +42,7 @@ from arena.protocol import (
 from arena.rules import Action, Event, Variant
 from arena.sandbox import Sandbox, Sandboxed, SandboxError
 from arena.sandbox.process import BotProcess
+from arena.text import printable
 
 __all__ = [
     "FAULT_KINDS",
@@ -373,8 +374,9 @@ class Bot:
                 await trio.sleep(0.001)
 
     def stderr_text(self, limit: int = 2000) -> str:
-        """The last ``limit`` characters the bot wrote to stderr."""
-        return self.stderr_tail[-limit:].decode("utf-8", "replace")
+        """The last ``limit`` characters the bot wrote to stderr, control characters escaped
+        (they reach the operator's terminal in fault details)."""
+        return printable(self.stderr_tail[-limit:].decode("utf-8", "replace"))
 
     async def send(self, payload: bytes, timeout_s: float = SEND_TIMEOUT_S) -> None:
         """Send one encoded message; a dead pipe is a crash or a closed stream, a pipe that

@@ -18,6 +18,7 @@ from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play
 from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
 from arena.sandbox import LAYERS, Sandbox, report_rows
+from arena.text import printable
 from arena.tournament.build import build
 
 
@@ -146,5 +147,5 @@ def _print_match(result: MatchResult) -> None:
     typer.echo(tabulate(rows, headers=["place", "seat", "bot", "score", "decisions", "mean ms", "max ms"]))
     if result.faults:
         typer.echo("\nfaults:")
-        typer.echo(tabulate([[f.seat, f.bot, f.kind, f.penalty, f.decision, f.detail] for f in result.faults],
-                            headers=["seat", "bot", "fault", "penalty", "decision", "detail"]))
+        rows = [[f.seat, f.bot, f.kind, f.penalty, f.decision, printable(f.detail)] for f in result.faults]
+        typer.echo(tabulate(rows, headers=["seat", "bot", "fault", "penalty", "decision", "detail"]))

@@ -17,6 +17,7 @@ from tabulate import tabulate, tabulate_formats
 
 from arena.cli._app import app, fail, user_errors
 from arena.rules.hands import format_value
+from arena.text import printable
 from arena.tournament.store import DEFAULT_DB
 from arena.tournament.views import (
     EXPORT_FIELDS,
@@ -289,8 +290,9 @@ def _replay_lines(shown: Replay) -> Iterator[str]:
                    headers=["place", "seat", "bot", "score", "faults", "decisions", "mean ms"])
     if match.faults:
         yield "\nfaults:"
-        yield tabulate([[f.get("seat"), f.get("kind"), f.get("penalty"), f.get("decision"), f.get("detail")]
-                        for f in match.faults], headers=["seat", "fault", "penalty", "decision", "detail"])
+        rows = [[f.get("seat"), f.get("kind"), f.get("penalty"), f.get("decision"), printable(f.get("detail", ""))]
+                for f in match.faults]
+        yield tabulate(rows, headers=["seat", "fault", "penalty", "decision", "detail"])
 
 
 def _event_lines(event: Mapping[str, Any], who: Callable[[int], str]) -> Iterator[str]:
