@@ -94,8 +94,8 @@ class ProgressView:
 def _summary_line(summary: RunSummary, seconds: float) -> str:
     state = "complete" if summary.complete else "incomplete"
     return (f"{summary.tournament}: {summary.played} matches played in {seconds:.1f} s, "
-            f"{summary.already + summary.played}/{summary.total} stored ({state}); {summary.faults} faults; "
-            f"sandbox: {', '.join(summary.sandbox) or '-'}")
+            f"{summary.stored}/{summary.total} scheduled matches stored ({state}); {summary.faults} faults in "
+            f"this run; sandbox: {', '.join(summary.sandbox) or '-'}")
 
 
 def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool,

@@ -143,4 +143,5 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
             play(run_tables, spec, store, tables, executor, Rated(), summary)
         ratings(store, LEAGUE)
         ratings(store, LEAGUE, settings.variant)
+        summary.stored = summary.played
         return summary

@@ -13,7 +13,6 @@ lock file keeps a second run of the same tournament out.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import subprocess
@@ -37,7 +36,7 @@ from arena.tournament.ratings import ratings
 from arena.tournament.registry import find, install
 from arena.tournament.scheduler import Table, schedule
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, VersionRow
+from arena.tournament.store import HeldError, MatchRecord, SeatRecord, Store, StoreError, VersionRow
 from arena.tournament.worker import BotRef, FromWorker, MatchJob, Played, Ready, TableJob
 
 __all__ = [
@@ -89,11 +88,13 @@ class RunSummary:
     sandbox: list[str] = field(default_factory=list)
     given_up: dict[str, int] = field(default_factory=dict)
     """Tables whose workers kept dying, with how many of their matches were not played."""
+    stored: int = 0
+    """Scheduled matches the store holds once the run is over (counted there, not added up)."""
 
     @property
     def complete(self) -> bool:
         """Every scheduled match is stored."""
-        return self.already + self.played >= self.total
+        return self.stored >= self.total
 
 
 class Executor(ABC):
@@ -268,19 +269,14 @@ async def _stop(process: trio.Process) -> None:
 
 @contextmanager
 def lock(store: Store, name: str) -> Iterator[None]:
-    """Hold ``<db>.<name>.lock`` for the run; RunError if another run holds it."""
-    path = store.path.with_name(f"{store.path.name}.{name}.lock")
-    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o644)
+    """Hold tournament ``name``'s lock for the run (on the database file itself, whatever
+    path leads to it); RunError if another run holds it."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise RunError(f"tournament {name!r} is already running (lock {path} is held); "
-                       "wait for that run or stop it with Ctrl+C") from None
-    try:
-        yield
-    finally:
-        os.close(fd)
+        with store.hold(name):
+            yield
+    except HeldError:
+        raise RunError(f"tournament {name!r} is already running on {store.path.resolve()}; wait for that run or "
+                       "stop it with Ctrl+C") from None
 
 
 def _check_same_play(spec: TournamentSpec, before: dict[str, Any], played: int) -> None:
@@ -485,6 +481,7 @@ def run_tournament(
         tables = schedule(spec, versions, tournament_key(store, spec.name, key), challenger)
         _check_filled(spec, tables, len(versions), observer)
         total = sum(len(t.matches) for t in tables)
+        store.check()  # a damaged page is found now, not after the run has claimed anything
         finished = store.finished_ids(spec.name)
         if finished:
             _check_same_play(spec, store.tournament_spec(spec.name) or {}, len(finished))
@@ -502,4 +499,5 @@ def run_tournament(
         ratings(store, spec.name)
         for plan in spec.variants:
             ratings(store, spec.name, plan.variant.name)
+        summary.stored = len({m.id for t in tables for m in t.matches} & store.finished_ids(spec.name))
         return summary

@@ -10,9 +10,12 @@ upgraded by the migrations in :data:`MIGRATIONS`, oldest first.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import sqlite3
+import struct
 import time
 import zlib
 from collections.abc import Iterator, Sequence
@@ -27,6 +30,7 @@ __all__ = [
     "MatchRecord",
     "SeatRecord",
     "Store",
+    "HeldError",
     "StoreError",
     "TIMEOUT_ENV",
     "VersionRow",
@@ -123,8 +127,74 @@ MIGRATIONS: Final = (
 )
 
 
+APPLICATION_ID: Final = 0x33314152
+"""``PRAGMA application_id`` of an arena results database ("31AR")."""
+_LOCKS_AT: Final = 1 << 40
+"""Byte offset of the tournament locks in the database file: far beyond SQLite's own lock
+bytes (at 1 GiB) and any real database's size; the locks lock bytes, not data."""
+
+
 class StoreError(ValueError):
-    """The database cannot be used: locked, full, corrupt, or from a newer arena."""
+    """The database cannot be used: locked, full, corrupt, not a results database, or from
+    a newer arena."""
+
+
+class HeldError(StoreError):
+    """A tournament is being run by another process (:meth:`Store.hold`)."""
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose every failure is a :class:`StoreError` that says what to do."""
+
+    path: Path
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as error:
+            raise _store_error(error, self.path) from None
+
+    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.Error as error:
+            raise _store_error(error, self.path) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as error:
+            raise _store_error(error, self.path) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as error:
+            raise _store_error(error, self.path) from None
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as error:
+            raise _store_error(error, self.path) from None
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose cursors raise :class:`StoreError` (a damaged page, a full disk,
+    a lock held too long) wherever a query fails, not only in transactions."""
+
+    path: Path
+
+    def cursor(self, factory: Any = None) -> _Cursor:  # type: ignore[override]
+        cursor = super().cursor(_Cursor)
+        cursor.path = self.path
+        return cursor
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
+        return self.cursor().executemany(sql, parameters)
 
 
 @dataclass(frozen=True)
@@ -211,20 +281,71 @@ class Store:
         self.path = Path(path)
         if timeout_s is None:
             timeout_s = _timeout_from_environment()
+        existed = _check_file(self.path)
+        self._lock_fd = -1
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None)
-            self._db.row_factory = sqlite3.Row
+            db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None, factory=_Connection)
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"cannot open the results database {self.path}: {error}") from None
+        self._db: _Connection = db
+        self._db.path = self.path
+        self._db.row_factory = sqlite3.Row
+        try:
+            if existed:
+                self._check_ours()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, 6x faster
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot open the results database {self.path}: {error}") from None
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         """Close the connection (finished transactions are already on disk)."""
         self._db.close()
+        if self._lock_fd >= 0:  # only now: closing any descriptor of the file drops SQLite's locks
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    def _check_ours(self) -> None:
+        """StoreError unless the database is the arena's (its application id, or the tables of
+        an arena from before it set one)."""
+        application = self._db.execute("PRAGMA application_id").fetchone()[0]
+        if application == APPLICATION_ID:
+            return
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if application == 0 and {"versions", "matches", "seats"} <= tables:
+            return  # written by an arena from before application ids
+        raise StoreError(f"{self.path} is an SQLite database of another program, not a results database: give "
+                         "another --db (a new file is created)")
+
+    @contextlib.contextmanager
+    def hold(self, name: str) -> Iterator[None]:
+        """Hold the lock of ``name`` (a tournament) for the block; :class:`HeldError` if
+        another process holds it.
+
+        The lock is on the database file itself (an open-file-description lock on a byte of
+        its own, chosen by the name), so it holds whatever path, link or hard link leads to
+        the file: a lock file beside the path given would not."""
+        if self._lock_fd < 0:
+            self._lock_fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+        offset = _LOCKS_AT + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
+        try:
+            fcntl.fcntl(self._lock_fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_WRLCK, offset))
+        except (BlockingIOError, PermissionError):
+            raise HeldError(f"{name!r} is already running on {self.path.resolve()}") from None
+        try:
+            yield
+        finally:
+            fcntl.fcntl(self._lock_fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_UNLCK, offset))
+
+    def check(self) -> None:
+        """StoreError if the database is damaged (SQLite's quick check of every page)."""
+        problems = [r[0] for r in self._db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise _damaged(self.path, "; ".join(problems[:3]))
 
     def __enter__(self) -> Self:
         return self
@@ -249,6 +370,8 @@ class Store:
                 for statement in _statements(MIGRATIONS[number]):
                     self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {number + 1}")
+        if self._db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db, self.path)
@@ -461,19 +584,16 @@ class _Transaction:
         self._path = path
 
     def __enter__(self) -> None:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            raise _store_error(error, self._path) from None
+        self._db.execute("BEGIN IMMEDIATE")  # a StoreError if it cannot begin
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> None:
         if kind is None:
             try:
                 self._db.execute("COMMIT")
                 return
-            except sqlite3.Error as failure:
+            except StoreError:
                 self._rollback()
-                raise _store_error(failure, self._path) from None
+                raise
         self._rollback()
         if isinstance(error, sqlite3.Error):
             raise _store_error(error, self._path) from None
@@ -481,7 +601,7 @@ class _Transaction:
     def _rollback(self) -> None:
         """Undo the transaction, unless SQLite already did (it does on a full disk)."""
         if self._db.in_transaction:
-            with contextlib.suppress(sqlite3.Error):  # the error that led here is the one to report
+            with contextlib.suppress(sqlite3.Error, StoreError):  # the error that led here is the one to report
                 self._db.execute("ROLLBACK")
 
 
@@ -502,7 +622,39 @@ def _store_error(error: sqlite3.Error, path: Path) -> StoreError:
         return StoreError(f"the results database {path} is locked by another process ({text}); try again")
     if "full" in text:
         return StoreError(f"the disk holding {path} is full ({text}); free space, then run again to resume")
+    if isinstance(error, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text
+                                                     or "corrupt" in text):
+        return _damaged(path, text)
     return StoreError(f"the results database {path} failed: {text}")
+
+
+def _damaged(path: Path, what: str) -> StoreError:
+    return StoreError(f"the results database {path} is damaged ({what}): restore it from a backup, or save what "
+                      f"it still holds with `sqlite3 {path} .recover | sqlite3 recovered.db`, or give another --db")
+
+
+def _check_file(path: Path) -> bool:
+    """Whether ``path`` exists; StoreError if it is there but cannot be a results database."""
+    try:
+        with open(path, "rb") as file:
+            header = file.read(16)
+    except FileNotFoundError:
+        return False
+    except IsADirectoryError:
+        raise StoreError(f"{path} is a folder; --db names the results database file") from None
+    except OSError as error:
+        raise StoreError(f"cannot read the results database {path}: {error.strerror}") from None
+    if not header:
+        raise StoreError(f"{path} is an empty file, not a results database: remove it, or give another --db "
+                         "(a new database is created where no file is)")
+    if header != b"SQLite format 3\0":
+        raise StoreError(f"{path} is not a results database (not an SQLite file): give another --db")
+    return True
+
+
+def _flock(kind: int, offset: int) -> bytes:
+    """A ``struct flock`` for one byte at ``offset`` (its pid is 0, as OFD locks need)."""
+    return struct.pack("hhqqi4x", kind, os.SEEK_SET, offset, 1, 0)
 
 
 def _statements(script: str) -> list[str]:

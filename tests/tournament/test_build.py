@@ -59,7 +59,7 @@ def test_a_tournament_entrant_with_a_build_step_is_built_and_plays(home: Path) -
     path = tournament_file(home, "compiled", [c_bot(home), BOTS_DIR / "random"], [("scat", [2])], deals=2)
     result = arena("run", path, "--db", home / "arena.db", "-q", "--workers", "1")
     assert result.returncode == 0, result.stderr
-    assert "4/4 stored (complete)" in result.stdout and "0 faults" in result.stdout
+    assert "4/4 scheduled matches stored (complete)" in result.stdout and "0 faults" in result.stdout
     assert len(outcomes(home / "arena.db", "compiled")) == 4
 
 

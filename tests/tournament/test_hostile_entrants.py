@@ -35,7 +35,7 @@ def test_a_deeply_nested_hello_forfeits_its_matches_and_every_match_is_stored(ho
     db = home / "arena.db"
     result = arena("run", path, "--db", db, "-q", "--workers", "1")
     assert result.returncode == 0, result.stderr
-    assert "4/4 stored (complete)" in result.stdout
+    assert "4/4 scheduled matches stored (complete)" in result.stdout
     stored = outcomes(db, "nest")
     assert len(stored) == 4 and all(dict(seats)["random"] == 1 for seats in stored.values())
     faults = [row[0] for row in query(db, "SELECT faults FROM matches")]

@@ -59,7 +59,7 @@ def rated(db: Path) -> dict[str, tuple[float, float, int]]:
 
 def test_the_league_plays_what_is_asked_stops_on_ctrl_c_and_the_next_run_continues(home: Path, db: Path) -> None:
     out = league(db, "--matches", "3")
-    assert "league: 3 matches played" in out and "3/3 stored (complete)" in out
+    assert "league: 3 matches played" in out and "3/3 scheduled matches stored (complete)" in out
     first = outcomes(db, "league")
     assert len(first) == 3 and all(len(seats) == 2 for seats in first.values())
     assert sorted(first) == ["league-scat-2p-d0r0", "league-scat-2p-d0r1", "league-scat-2p-d2r0"]

@@ -153,7 +153,7 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
 
     run = arena("run", path, "--db", db, "-q", "--workers", "1")
     assert run.returncode == 0, run.stderr
-    assert "6/6 stored (complete)" in run.stdout  # three pairs, each in two seatings
+    assert "6/6 scheduled matches stored (complete)" in run.stdout  # three pairs, each in two seatings
     played = outcomes(db, "open")
     assert sum(any(bot == "candidate" for bot, _ in seats) for seats in played.values()) == 4
 
@@ -165,7 +165,7 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
 
     again = arena("run", path, "--db", db, "-q", "--workers", "1")
     assert again.returncode == 0, again.stderr
-    assert "0 matches played" in again.stdout and "2/2 stored (complete)" in again.stdout
+    assert "0 matches played" in again.stdout and "2/2 scheduled matches stored (complete)" in again.stdout
     assert outcomes(db, "open") == played  # its results stay
     with Store(db) as store:
         [version] = store.versions("candidate", withdrawn=True)
