@@ -19,11 +19,11 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
+from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot, load_manifest
 from arena.tournament import build
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["IGNORED", "content_hash", "find", "install", "manifest_for", "registry_dir"]
+__all__ = ["IGNORED", "bundled_names", "content_hash", "find", "install", "manifest_for", "registry_dir"]
 
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code."""
@@ -127,12 +127,18 @@ def manifest_for(bot: str, path: str | None) -> BotManifest:
     return dataclasses.replace(manifest, name=bot) if manifest.name != bot else manifest
 
 
+def bundled_names() -> set[str]:
+    """The names of the bundled bots (``bots/``): reserved, no submission may take them."""
+    return {p.name for p in BOTS_DIR.iterdir() if (p / "bot.toml").is_file()}
+
+
 def find(store: Store, ref: str, base: Path | None = None) -> VersionRow | BotManifest:
-    """What an entrant name stands for, registering nothing: a registered bot's newest
-    version, else the manifest of a folder (relative to ``base`` first), bundled or
-    installed bot.  A withdrawn bot stays out until it is submitted again."""
+    """What an entrant name stands for, registering nothing: a bundled bot's name always
+    means the bundled bot; else a registered bot's newest version, else the manifest of a
+    folder (relative to ``base`` first) or an installed bot.  A withdrawn bot stays out until
+    it is submitted again."""
     looks_like_path = "/" in ref or ref.startswith(".")
-    if not looks_like_path:
+    if not looks_like_path and ref not in bundled_names():
         latest = store.latest(ref)
         if latest is not None:
             return latest

@@ -33,7 +33,7 @@ from arena.deals import new_key
 from arena.sandbox import LAYERS, closed_to_others
 from arena.sandbox.uids import UidPool
 from arena.tournament.ratings import ratings
-from arena.tournament.registry import find, install
+from arena.tournament.registry import content_hash, find, install
 from arena.tournament.scheduler import Table, schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import HeldError, MatchRecord, SeatRecord, Store, StoreError, VersionRow
@@ -304,27 +304,63 @@ def _registered(store: Store, found: VersionRow | BotManifest) -> VersionRow:
     return found if isinstance(found, VersionRow) else install(store, found)
 
 
-def entrants(spec: TournamentSpec, store: Store) -> tuple[list[VersionRow], VersionRow | None]:
+@dataclass
+class Entrants:
+    """The versions a tournament plays, and which version each of its names is pinned to."""
+
+    versions: list[VersionRow]
+    challenger: VersionRow | None
+    pinned: dict[str, int]
+    """``entrant:REF``, ``entry:BOT`` or ``challenger:REF`` -> version id, fixed at the first
+    run that met them: later runs play the same programs whatever was registered since."""
+
+
+def entrants(spec: TournamentSpec, store: Store, notice: Callable[[str], None] = lambda _: None) -> Entrants:
     """The versions playing: the file's entrants, then (if open) those entered with
-    ``arena submit``; and the gauntlet's challenger.  Every name is looked up before any
-    bot is registered, so a file naming an unknown bot changes nothing."""
-    named = [_find(store, spec, ref, "entrants", i) for i, ref in enumerate(spec.entrants)]
-    challenger_named = _find(store, spec, spec.challenger, "challenger") if spec.challenger else None
-    found: dict[int, VersionRow] = {}
-    for item in named:
-        version = _registered(store, item)
-        found.setdefault(version.id, version)
+    ``arena submit``; and the gauntlet's challenger; each name pinned to the version it had
+    at the tournament's first run that met it.  Every new name is looked up before any bot
+    is registered, so a file naming an unknown bot changes nothing."""
+    pinned: dict[str, int] = dict((store.tournament_spec(spec.name) or {}).get("pinned", {}))
+    refs: list[tuple[str, str, tuple[str | int, ...]]] = [
+        (f"entrant:{ref}", ref, ("entrants", i)) for i, ref in enumerate(spec.entrants)]
+    if spec.challenger:
+        refs.append((f"challenger:{spec.challenger}", spec.challenger, ("challenger",)))
+    looked_up = {key: _find(store, spec, ref, *where) for key, ref, where in refs if key not in pinned}
+    chosen: dict[str, VersionRow] = {}
+    for key, ref, _ in refs:
+        if key in pinned:
+            chosen[key] = _pinned(store, spec, key, ref, pinned[key], notice)
+        else:
+            chosen[key] = _registered(store, looked_up[key])
     if spec.open:
         for name in store.entries(spec.name):
-            latest = store.latest(name)
-            if latest is not None:
-                found.setdefault(latest.id, latest)
-    challenger = _registered(store, challenger_named) if challenger_named is not None else None
-    if challenger is not None:
-        found.setdefault(challenger.id, challenger)
+            key = f"entry:{name}"
+            if key in pinned:
+                chosen[key] = _pinned(store, spec, key, name, pinned[key], notice)
+            elif (latest := store.latest(name)) is not None:
+                chosen[key] = latest
+    found = {version.id: version for version in chosen.values()}
+    challenger = chosen.get(f"challenger:{spec.challenger}")
     if len(found) < 2:
         raise RunError(f"{spec.locate('entrants')}: a tournament needs at least two bots, it has {len(found)}")
-    return list(found.values()), challenger
+    return Entrants(list(found.values()), challenger, {key: version.id for key, version in chosen.items()})
+
+
+def _pinned(store: Store, spec: TournamentSpec, key: str, ref: str, version_id: int,
+            notice: Callable[[str], None]) -> VersionRow:
+    """The version ``key`` was pinned to, saying so if ``ref`` now means another."""
+    version = store.version(version_id)
+    now: VersionRow | BotManifest | None
+    try:
+        now = find(store, ref, spec.source.parent if spec.source else None)
+    except ValueError:
+        now = None
+    changed = (isinstance(now, VersionRow) and now.id != version.id) or (
+        isinstance(now, BotManifest) and now.folder is not None and content_hash(now.folder) != version.hash)
+    if changed:
+        notice(f"{ref} plays as {version.label} ({version.short}), the version this tournament first met; "
+               "it has changed since, and a tournament keeps its entrants: give it a new name to play the new one")
+    return version
 
 
 def _job(spec: TournamentSpec, table: Table) -> TableJob:
@@ -474,7 +510,8 @@ def run_tournament(
     """Run (or resume) ``spec``: play every scheduled match not yet stored, then rate.
     Deals come from the tournament's secret key (``key`` at its first run, if given)."""
     with lock(store, spec.name):
-        versions, challenger = entrants(spec, store)
+        playing = entrants(spec, store, observer.notice)
+        versions, challenger = playing.versions, playing.challenger
         if spec.seed is not None:
             observer.notice(f"{spec.locate('seed')}: `seed` is ignored: deals come from the tournament's secret "
                             "key, kept in the results database (`arena key --help`)")
@@ -487,7 +524,8 @@ def run_tournament(
             _check_same_play(spec, store.tournament_spec(spec.name) or {}, len(finished))
         todo = [rest for t in tables if (rest := t.remaining(finished)).matches]
         summary = RunSummary(spec.name, total, total - sum(len(t.matches) for t in todo))
-        store.save_tournament(spec.name, {**spec.to_dict(), "versions": [v.id for v in versions]})
+        store.save_tournament(spec.name, {**spec.to_dict(), "versions": [v.id for v in versions],
+                                          "pinned": playing.pinned})
         if executor is None:
             count = workers if workers is not None else spec.workers
             local = LocalExecutor(count, concurrency or spec.concurrency)

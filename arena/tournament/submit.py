@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -22,7 +22,7 @@ from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
 from arena.sandbox import Sandbox, closed_to_others
 from arena.tournament.build import BuildError, build
-from arena.tournament.registry import content_hash, install
+from arena.tournament.registry import bundled_names, content_hash, install
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store, VersionRow
 
@@ -123,6 +123,17 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
     return None, built
 
 
+def _check_new_version(manifest: BotManifest, registered: Iterable[VersionRow]) -> None:
+    """SubmitError if changed code claims the version string of a registered version:
+    tables, results and pinned tournaments would name two programs alike."""
+    for version in registered:
+        if version.manifest.get("version") == manifest.version:
+            raise SubmitError(
+                f"{manifest.name} {manifest.version} is registered already ({version.short}), with other code\n"
+                f"how to fix: give the changed bot a new `version` in its bot.toml (e.g. the next number after "
+                f"{manifest.version}); a version names one program")
+
+
 def submit(
     store: Store,
     path: Path,
@@ -143,6 +154,10 @@ def submit(
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,63}", name):
             raise SubmitError(f"--name {name!r}: use lower-case letters, digits, '-', '_' or '.' (at most 64)")
         manifest = dataclasses.replace(manifest, name=name)
+    if manifest.name in bundled_names():
+        raise SubmitError(f"{manifest.name!r} is the name of a bundled bot, and names a bundled bot everywhere\n"
+                          f"how to fix: submit yours under a name of its own (`--name my-{manifest.name}`, or `name` "
+                          "in its bot.toml)")
     if tournament is not None:
         spec = load_spec(tournament)
         if not spec.open:
@@ -152,6 +167,8 @@ def submit(
     claimed = _claimed(manifest)
     known = {v.hash: v for v in store.versions(manifest.name, withdrawn=True)}
     existing = known.get(content_hash(path.resolve()))
+    if existing is None:
+        _check_new_version(manifest, known.values())
     built = None
     if existing is None:
         failure, built = trio.run(_smoke, manifest, claimed, matches, progress)

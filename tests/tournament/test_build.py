@@ -28,9 +28,12 @@ def home() -> Iterator[Path]:
     yield from scratch()
 
 
-def c_bot(home: Path, name: str = "c-random", makefile: str | None = None) -> Path:
+def c_bot(home: Path, name: str = "c-bot", makefile: str | None = None) -> Path:
+    """A copy of the bundled C bot (unbuilt) named ``name``, with another Makefile if given."""
     folder = home / "src" / name
     shutil.copytree(BOTS_DIR / "c-random", folder, ignore=shutil.ignore_patterns("bot", "__pycache__"))
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('name = "c-random"', f'name = "{name}"'))
     if makefile is not None:
         (folder / "Makefile").write_text(makefile, encoding="utf-8")
     for path in (folder.parent, folder, *folder.iterdir()):
@@ -43,10 +46,10 @@ def test_submit_builds_a_c_bot_in_the_sandbox_smoke_tests_it_everywhere_and_keep
     assert not (folder / "bot").exists()
     result = arena("submit", folder, "--db", home / "arena.db")
     assert result.returncode == 0, result.stderr
-    assert "building: make" in result.stderr and "registered new version c-random:" in result.stdout
+    assert "building: make" in result.stderr and "registered new version c-bot:" in result.stdout
     assert not (folder / "bot").exists(), "the build ran in a copy, not in the author's folder"
     with Store(home / "arena.db") as store:
-        [version] = store.versions("c-random")
+        [version] = store.versions("c-bot")
     copy = Path(version.path or "")
     binary = copy / "bot"
     assert binary.is_file() and binary.stat().st_mode & stat.S_IXOTH and not binary.stat().st_mode & 0o222
@@ -65,7 +68,6 @@ def test_a_tournament_entrant_with_a_build_step_is_built_and_plays(home: Path) -
 
 def test_a_failed_build_is_refused_with_its_output(home: Path) -> None:
     folder = c_bot(home, "broken", "bot: bot.c\n\tcc -o bot no-such-file.c\n")
-    (folder / "bot.toml").write_text((folder / "bot.toml").read_text().replace('"c-random"', '"broken"'))
     result = arena("submit", folder, "--db", home / "arena.db")
     assert result.returncode == 2
     assert "the build step `make` of broken@1.0.0 failed (exit status 2)" in result.stderr

@@ -83,10 +83,10 @@ def scheduled_ids(path: Path, db: Path) -> set[str]:
     """The match ids the scheduler makes of a tournament file with the versions ``db`` holds."""
     spec = load_spec(path)
     with Store(db) as store:
-        versions, challenger = entrants(spec, store)
+        playing = entrants(spec, store)
         key = store.deal_key(spec.name)
         assert key is not None
-        return {m.id for table in schedule(spec, versions, key, challenger) for m in table.matches}
+        return {m.id for table in schedule(spec, playing.versions, key, playing.challenger) for m in table.matches}
 
 
 def first_deals(db: Path) -> dict[str, str]:

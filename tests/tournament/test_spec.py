@@ -130,8 +130,9 @@ def test_entrant_folders_are_relative_to_the_file_and_an_unknown_one_registers_n
         with pytest.raises(RunError, match=rf"^{bad}:1: .*mine/nobody"):
             entrants(load_spec(bad), store)
         assert store.versions() == [] and not (tmp_path / "registry").exists()
-        versions, challenger = entrants(load_spec(good), store)
-        assert challenger is None
+        playing = entrants(load_spec(good), store)
+        versions = playing.versions
+        assert playing.challenger is None
         assert sorted(v.bot for v in versions) == ["random", "threshold"]
         copy = Path(next(v.path for v in versions if v.bot == "random") or "")
         assert copy.is_relative_to(tmp_path / "registry") and (copy / "bot.py").is_file()

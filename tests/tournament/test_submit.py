@@ -61,6 +61,10 @@ def test_a_bot_is_registered_under_its_content_hash_unchanged_code_is_recognised
     with open(candidate / "bot.py", "a", encoding="utf-8") as file:
         file.write("\n# a change\n")
     status, out, err = submit(candidate, db)
+    assert status == 2 and "give the changed bot a new `version`" in err  # one version string, one program
+    manifest = candidate / "bot.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('version = "1.0.0"', 'version = "1.1.0"'))
+    status, out, err = submit(candidate, db)
     assert status == 0, err
     second = registered_hash(out, "candidate")
     assert "registered new version" in out and second != first.hash[:8]
