@@ -134,9 +134,10 @@ def test_a_bot_spinning_between_its_turns_is_frozen(box: Sandbox) -> None:
     # about 0.5 when the spinner is not frozen; benchmarks/ipc.py measures it on a quiet machine
     assert statistics.median(shares) >= 0.75, f"the honest bot had the CPU for {statistics.median(shares):.2f} " \
         "of its thinking time"
-    # its CPU (accounted from reply to reply) fits in its own turns, but for the one turn of
-    # the honest bot (20 ms) during which it was first caught spinning
-    assert spinner.cpu_s <= 1.1 * spinner.total_s + 0.03, (
+    # its CPU (accounted from reply to reply) fits in its own turns, but for the one interval
+    # (the costliest decision) in which it was first caught spinning
+    off_turn = spinner.cpu_s - spinner.max_cpu_s
+    assert off_turn <= 1.1 * spinner.total_s + 0.01, (
         f"the spinner used {spinner.cpu_s:.3f} s of CPU in turns that took {spinner.total_s:.3f} s")
     assert honest.cpu_s > 0.5 * honest.total_s
     assert_nothing_left(played)
