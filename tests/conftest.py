@@ -1,9 +1,4 @@
-"""Fixtures shared by the whole test suite.
-
-The public conformance vectors live next to the repository, in ``<repo>/../shared/vectors``
-(the repository's parent directory holds ``shared/``).  The path is computed from this
-file's location, never hard-coded.
-"""
+"""Fixtures shared by the whole test suite."""
 
 from __future__ import annotations
 
@@ -12,7 +7,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-VECTORS_DIR = Path(__file__).resolve().parents[2] / "shared" / "vectors"
+VECTORS_DIR = Path(__file__).resolve().parent / "rules" / "vectors"
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Every public conformance vector (shared/vectors), one test each.
+"""Every conformance vector (``tests/rules/vectors``), one test each.
 
 Vectors for variants that are not registered yet are skipped with a message naming the
 variant; every vector of a registered variant must run and pass.
@@ -15,8 +15,7 @@ import pytest
 from arena.cards import parse_card, parse_cards
 from arena.rules import Action, Variant, get_variant, variants
 
-# tests/rules/test_vectors.py -> parents[2] is the repository; its parent holds shared/.
-VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors"
+VECTORS = Path(__file__).resolve().parent / "vectors"
 
 
 def _load(name: str) -> list[dict[str, Any]]:
