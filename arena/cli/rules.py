@@ -11,7 +11,6 @@ from tabulate import tabulate
 from arena.cards import parse_cards
 from arena.cli._app import OptionPairs, app, user_errors
 from arena.rules import Variant, get_variant, parse_option_pairs, variants
-from arena.rules.game import rank_placements
 from arena.rules.hands import HandValue, format_value
 
 
@@ -80,7 +79,7 @@ def hand(
     game = get_variant(variant)
     options = parse_option_pairs(option or [])
     values = [game.evaluate(parse_cards(text), options) for text in hands]
-    ranks = rank_placements([v.low_key for v in values])
+    ranks = [1 + sum(v.loses_to(other) for other in values) for v in values]
     if as_json:
         items = [{"hand": _names(parse_cards(t)), **v.to_dict()} for t, v in zip(hands, values)]
         if len(values) == 1:
@@ -112,13 +111,13 @@ def _comparisons(hands: list[str], values: list[HandValue]) -> list[str]:
         for j in range(i + 1, len(values)):
             a, b = values[i], values[j]
             na, nb = (" ".join(_names(parse_cards(h))) for h in (hands[i], hands[j]))
-            if a.low_key == b.low_key:
+            if not a.loses_to(b) and not b.loses_to(a):
                 line = f"{na} ties {nb}"
                 if a.high_key != b.high_key:
                     winner = na if a.high_key > b.high_key else nb
                     line += f" (when the highest hand is sought, {winner} wins the tie-break)"
             else:
-                hi, lo = (na, nb) if a.low_key > b.low_key else (nb, na)
+                hi, lo = (na, nb) if b.loses_to(a) else (nb, na)
                 line = f"{hi} beats {lo}"
             lines.append(line)
     return lines

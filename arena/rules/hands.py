@@ -48,6 +48,22 @@ class HandValue:
             "label": self.label,
         }
 
+    @property
+    def of_a_kind(self) -> bool:
+        """Three cards of one rank valued as trips (or three aces), not as a suit sum."""
+        cards = self.cards
+        return len(cards) == 3 and cards[0] >> 2 == cards[1] >> 2 == cards[2] >> 2
+
+    def loses_to(self, other: HandValue) -> bool:
+        """Strictly lower than ``other`` when the loser is sought.
+
+        A trips hand and a suit hand of equal value are tied (docs/RULES.md 5b): no
+        tie-break orders one kind against the other, so both can be lowest at once.
+        """
+        if self.value != other.value:
+            return self.value < other.value
+        return self.of_a_kind == other.of_a_kind and self.low_key < other.low_key
+
 
 def json_number(value: float) -> int | float:
     """``31.0`` as ``31``; ``30.5`` stays."""

@@ -66,7 +66,8 @@ OPTIONS: Final = (
                "a knocker who beats nobody loses knocker_penalty and nobody else loses (West Lansing)"),
     OptionSpec("knocker_blitz_penalty", "int", 1, "lives a knocker loses to a blitz", minimum=0),
     OptionSpec("out_of_the_gate", "bool", False,
-               "the first player's first-turn knock ends the round at once; dealt 31s wait for it"),
+               "the first player's first-turn knock ends the round at once; dealt 31s wait for it "
+               "(off when knock_first_turn is no)"),
     OptionSpec("blitz_on_turn", "bool", False, "a blitz counts only when shown by knocking on one's own turn"),
     OptionSpec("stock_out", "choice", "draw", "empty stock before a knock: the round is a draw, or the "
                "discard pile (but its top) is reshuffled", choices=("draw", "reshuffle")),
@@ -393,7 +394,8 @@ class ThirtyOneState(MatchState):
         self._legal = None
         self._seat = order[0]
         self._phase = _TURN
-        self._gate = bool(o["out_of_the_gate"])
+        # An explicit knock_first_turn = no wins over the preset's gate (docs/RULES.md 5b).
+        self._gate = bool(o["out_of_the_gate"] and o["knock_first_turn"])
         public: dict[str, Any] = {"upcard": NAMES[dealt[-1]], "stock": deck.left}
         if self.widow:
             public["widow"] = len(self.widow)

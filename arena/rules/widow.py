@@ -502,8 +502,8 @@ class WidowState(SeriesState):
             under = [s for s, hand in shown.items() if hand.value < LOW_LINE]
             if under:
                 return under
-        low = min(hand.low_key for hand in shown.values())
-        lowest = [s for s, hand in shown.items() if hand.low_key == low]
+        hands = shown.values()
+        lowest = [s for s, hand in shown.items() if not any(other.loses_to(hand) for other in hands)]
         if len(lowest) > 1 and o["tied_lowest"] == "escape":
             return []
         return lowest

@@ -973,6 +973,24 @@ def test_california_out_of_the_gate_dealt_31_counts_as_its_value() -> None:
     assert [e.public["action"] for e in state.log[:first_end] if e.kind == "action"] == ["knock"]
 
 
+def test_california_explicit_knock_first_turn_no_beats_the_gate() -> None:
+    """5b: an option set explicitly wins over the preset's special rule, so with
+    knock_first_turn = no nobody, the first player included, knocks on a first turn."""
+    deck = build_deck([LOW, MID_S, "Ah Kh Th"], "5c", "9d 8d 7d")
+    state = match("california-quick", [deck], knock_first_turn=False)
+    assert ends(state)[0]["end"] == "blitz"  # no gate: the dealt 31 is shown at the deal
+    deck = build_deck([LOW, MID_S, MID_H], "5c", "9d 8d 7d 6d")
+    state = match("california-quick", [deck], knock_first_turn=False)
+    assert state.to_move == 1 and KNOCK not in state.legal_actions()
+    do(state, 1, "draw 9d")
+    assert KNOCK not in state.legal_actions()
+    do(state, 2, "draw 8d")
+    do(state, 0, "draw 7d")
+    assert state.to_move == 1 and KNOCK in state.legal_actions()  # its second turn
+    do(state, 1, "knock")
+    assert not ends(state) and state.to_move == 2  # an ordinary knock: last turns follow
+
+
 def test_california_only_the_first_player_knocks_out_of_the_gate() -> None:
     deck = build_deck([LOW, MID_H, MID_S], "5c", "9d 8d")
     state = match("california-quick", [deck])

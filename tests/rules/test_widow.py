@@ -496,6 +496,10 @@ def test_blitz_only_akt() -> None:
         (["Jc Tc 9c", "Qh Jh 9h", "Ad Ah As"], {"tiebreak": "cards"}, [1, 0, 0]),  # J T 9 below Q J 9
         (["Jc Tc 9c", "Qh Jh 9h", "Ad Ah As"], {"tiebreak": "suit"}, [0, 1, 0]),  # hearts below clubs
         (["Qc Jc 9c", "Jh Th 9h", "Ad Ah As"], {"tiebreak": "none", "tied_lowest": "escape"}, [0, 0, 0]),
+        # 5b: trips equal to a suit sum tie with it; trips still order among themselves
+        (["Kc Qc Tc", "7c 7d 7h", "Ad Ah As"], {"trips": "30"}, [1, 1, 0]),
+        (["Kc Qc Tc", "Ad Ah As", "Kh Qh Th"], {"trips": "30"}, [0, 1, 1]),  # hearts below clubs, ties trips
+        (["Kc Qc Tc", "7c 7d 7h", "Ad Ah As"], {"trips": "30", "tiebreak": "cards"}, [1, 1, 0]),
     ],
 )
 def test_showdown_lowest_hand(hands: list[str], options: dict[str, Any], lost: list[int]) -> None:
