@@ -1,4 +1,4 @@
-"""Cards, decks and the documented seeded shuffle (RULES.md section 1)."""
+"""Cards, decks and the documented seeded shuffle (docs/RULES.md section 1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Three-card brag ranks (RULES.md section 2), the hand order of Stop the Bus.
+"""Three-card brag ranks (docs/RULES.md section 2), the hand order of Stop the Bus.
 
 From high to low: prial (three of a rank), running flush, run, flush, pair, high card.
 Runs compare by their top card; Q-K-A is the highest run and A-2-3 the lowest (its top

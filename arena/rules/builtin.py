@@ -13,7 +13,7 @@ from arena.rules.widow import WIDOW
 
 @hookimpl
 def arena_variants() -> list[Variant]:
-    """The built-in presets: the draw-and-discard family (RULES.md 3.7), the widow family (4.2) and the
+    """The built-in presets: the draw-and-discard family (docs/RULES.md 3.7), the widow family (4.2) and the
     four- and five-card relatives (5)."""
     return [
         Variant("scat", THIRTY_ONE, "Thirty-One / Scat / Blitz: knock, blitz on 31, three lives with a free ride"),

@@ -1,4 +1,4 @@
-"""Empat Satu (41), RULES.md 5.3: four cards each, draw or take, stop with four of a suit.
+"""Empat Satu (41), docs/RULES.md 5.3: four cards each, draw or take, stop with four of a suit.
 
 A turn is ``draw`` (the stock top) or ``take`` (the discard top; never on the hand's
 very first turn, when there is no discard yet), then ``discard CARD`` (not the card

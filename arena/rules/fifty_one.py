@@ -1,4 +1,4 @@
-"""Japanese Fifty-One (Goju Ichi), RULES.md 5.1: five cards each, five face up on the table.
+"""Japanese Fifty-One (Goju Ichi), docs/RULES.md 5.1: five cards each, five face up on the table.
 
 A turn is one decision: ``swap_one GIVE TAKE`` (a hand card for a table card), or from
 one's second turn ``clear`` (the five table cards go out of play face down, five from

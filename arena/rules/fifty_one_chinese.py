@@ -1,4 +1,4 @@
-"""Chinese Fifty-One, RULES.md 5.2 and seed 000: counter-clockwise, knock and challenge.
+"""Chinese Fifty-One, docs/RULES.md 5.2 and source text 000: counter-clockwise, knock and challenge.
 
 Play passes to the right (seat numbers falling), and so does the deal.  The player to
 the dealer's right draws first; after five rounds of drawing it draws a sixth card and
@@ -9,7 +9,7 @@ five face up) or ``knock``.  A knock opens the challenge round: every other play
 turn says ``challenge`` or ``pass``.  A turn that leaves a clear count (51 in one suit)
 is followed by the holder's choice to ``knock`` (ending the hand at once) or ``pass``.
 
-How the hand is scored is :func:`hand_points`; the readings of seed 000 it encodes are
+How the hand is scored is :func:`hand_points`; the readings of source text 000 it encodes are
 in docs/RULES-NOTES.md.
 """
 
@@ -40,7 +40,7 @@ HAND_SIZE: Final = 5
 FACE_UP_MAX: Final = 5
 CLEAR_COUNT_POINTS: Final = 102
 POINTS_MAX_ROUNDS: Final = 500
-"""The round cap of a points game (RULES.md 1)."""
+"""The round cap of a points game (docs/RULES.md 1)."""
 
 DRAW: Final = Action.of("draw")
 KNOCK: Final = Action.of("knock")
@@ -52,9 +52,9 @@ _PHASES: Final = ("first_discard", "turn", "discard", "clear_count", "challenge"
 
 OPTIONS: Final = (
     OptionSpec("target", "int", 500, "points that end the game after the hand that reaches them", minimum=1),
-    OptionSpec("hand_value", "choice", "suit_sum", "what a hand is worth: its best suit's points (seed 000), "
-               "or the net suit score of RULES.md 2", choices=("suit_sum", "net_suit")),
-    OptionSpec("tie_playoff", "bool", True, "players tied for the lead at the target play another hand (seed 000)"),
+    OptionSpec("hand_value", "choice", "suit_sum", "what a hand is worth: its best suit's points, "
+               "or the net suit score (docs/RULES.md 2)", choices=("suit_sum", "net_suit")),
+    OptionSpec("tie_playoff", "bool", True, "players tied for the lead at the target play another hand"),
     *cap_options(POINTS_MAX_ROUNDS),
 )
 

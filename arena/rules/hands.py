@@ -1,4 +1,4 @@
-"""Hand evaluators (``RULES.md`` section 2), shared by the families and ``arena hand``.
+"""Hand evaluators (``docs/RULES.md`` section 2), shared by the families and ``arena hand``.
 
 A :class:`HandValue` carries two sort keys because the source texts break ties
 differently when looking for the loser and for the winner: the scat family decides

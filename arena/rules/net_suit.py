@@ -1,9 +1,9 @@
-"""Suit scores of the four- and five-card relatives (RULES.md sections 2 and 5).
+"""Suit scores of the four- and five-card relatives (docs/RULES.md sections 2 and 5).
 
 The **net suit score** (Fifty-One, Empat Satu): choose one suit, add its cards' points
 and subtract the points of every other card; the hand is worth the best such choice.
 Chinese Fifty-One counts the plain **suit sum** instead ("as in the standard game of
-Thirty-One", seed 000), in which exactly 51 in one suit is a *clear count*.
+Thirty-One", source text 000), in which exactly 51 in one suit is a *clear count*.
 
 The :class:`HandValue` names the chosen suit in its label and lists that suit's cards
 first, so ``arena hand`` shows which suit the score counts.

@@ -1,6 +1,6 @@
 """Match options: their specs, defaults and strict validation.
 
-Every rule that a source text leaves open is an option (``RULES.md``); a variant is a
+Every rule that a source text leaves open is an option (``docs/RULES.md``); a variant is a
 family plus option values.  Values arrive as Python values (from TOML, JSON) or as
 strings (from ``--option k=v``); both are checked here, and any error names the option.
 """

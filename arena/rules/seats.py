@@ -1,4 +1,4 @@
-"""Seats at a table: who is still in, the order of play, forfeits and placements (RULES.md 1).
+"""Seats at a table: who is still in, the order of play, forfeits and placements (docs/RULES.md 1).
 
 Every family keeps the same books on its seats: play passes to the next seat still in
 (clockwise, or counter-clockwise in Chinese Fifty-One), a seat that forfeits is out at

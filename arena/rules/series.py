@@ -36,7 +36,7 @@ DEAL: Final = 1
 RESHUFFLE: Final = 2
 
 DEFAULT_MAX_ROUNDS: Final = 200
-"""The round cap unless a family says otherwise (RULES.md 1)."""
+"""The round cap unless a family says otherwise (docs/RULES.md 1)."""
 
 DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
 """``discard CARD`` by card."""
@@ -46,7 +46,7 @@ ROUNDS: Final = OptionSpec("rounds", "int", None, "hands in a match", minimum=1,
 
 
 def cap_options(max_rounds: int = DEFAULT_MAX_ROUNDS) -> tuple[OptionSpec, ...]:
-    """The round cap (RULES.md 1) and the turn safeguard every family of this kind has."""
+    """The round cap (docs/RULES.md 1) and the turn safeguard every family of this kind has."""
     return (
         OptionSpec("max_rounds", "int", None, "round cap; the match then ends and seats are placed by standing",
                    minimum=1, default_text=f"auto: {max_rounds}"),

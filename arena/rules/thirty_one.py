@@ -1,4 +1,4 @@
-"""The draw-and-discard family: Scat / Blitz / Thirty-One and its presets (RULES.md section 3).
+"""The draw-and-discard family: Scat / Blitz / Thirty-One and its presets (docs/RULES.md section 3).
 
 One state machine covers lives games (``scat`` and relatives), the points game
 (``no-elimination``) and the chips game (``banking``); the presets differ only in option

@@ -61,7 +61,7 @@ def check_hand(cards: Sequence[Card], size: int, deck: int = 52) -> None:
 
 @dataclass(frozen=True)
 class Variant:
-    """A named preset: a family plus option values (``RULES.md`` presets tables)."""
+    """A named preset: a family plus option values (``docs/RULES.md`` presets tables)."""
 
     name: str
     family: Family

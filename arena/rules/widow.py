@@ -1,4 +1,4 @@
-"""The widow family: Schwimmen, Stop the Bus and Switch (RULES.md section 4).
+"""The widow family: Schwimmen, Stop the Bus and Switch (docs/RULES.md section 4).
 
 One state machine covers the three presets; they differ only in option values.  Players
 never draw: they trade with cards lying on the table.  ``table = widow`` (Schwimmen, Stop
@@ -54,7 +54,7 @@ RENEW: Final = tuple((Action.of("renew", arg=f"{h} up"), Action.of("renew", arg=
 LOW_LINE: Final = 20
 """``low_threshold``: every hand under this value loses."""
 LOW_LINE_PLAYERS: Final = 5
-"""``low_threshold`` applies to rounds dealt to at least this many players (RULES.md 4.1)."""
+"""``low_threshold`` applies to rounds dealt to at least this many players (docs/RULES.md 4.1)."""
 
 _CHOICE, _TURN, _RENEWED = 0, 1, 2
 _PHASES: Final = ("choice", "turn", "renewed")
@@ -75,7 +75,7 @@ OPTIONS: Final = (
                "suit (clubs > spades > hearts > diamonds, trips by rank), cards, or none",
                choices=("suit", "cards", "none")),
     OptionSpec("special_hands", "choice", "schwimmen", "what ends a round at once: schwimmen (31: the lowest "
-               "loses; Feuer: every other player loses), blitz (RULES.md 3.3), none",
+               "loses; Feuer: every other player loses), blitz (docs/RULES.md 3.3), none",
                choices=("schwimmen", "blitz", "none")),
     OptionSpec("blind_swap", "bool", True, "the dealer may swap its hand for the first table hand "
                "(Schwimmen: unseen; Switch: having seen both)"),
@@ -482,7 +482,7 @@ class WidowState(SeriesState):
         return evaluate_hand(self.hands[seat], self.options)
 
     def _showdown(self, end: str = "showdown", specials: Sequence[int] = ()) -> None:
-        """Hands are shown; the lowest loses (RULES.md 4.1), with the options' variations."""
+        """Hands are shown; the lowest loses (docs/RULES.md 4.1), with the options' variations."""
         o = self.options
         shown = {s: self._evaluate(s) for s in self.seats.after(self.dealer)}
         losers = self._losers(shown)

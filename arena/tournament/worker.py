@@ -3,8 +3,9 @@
 Run as ``python -m arena.tournament.worker --core N``.  It reads :class:`TableJob`
 lines on stdin and writes :class:`Ready`, :class:`Played` and :class:`TableDone` lines on
 stdout (JSON, msgspec).  Keeping a table's matches and bots on one pinned core is the
-layout that measured fastest (``PERFORMANCE.md``); keeping a table's bot processes alive
-across its matches avoids the start-up cost that dominates short matches.
+layout that measured fastest (``benchmarks/tournament.py``).  A table's bot processes live
+for one generation (the matches of one seat rotation, ``docs/TOURNAMENTS.md``): fresh
+processes for every generation, so that no bot remembers a duplicate deal.
 
 It stops when the runner that started it goes away (its stdin ends) and on SIGTERM,
 killing every bot it started.  (``PR_SET_PDEATHSIG`` is no help: it fires when the

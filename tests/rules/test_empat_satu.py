@@ -1,4 +1,4 @@
-"""Empat Satu (RULES.md 5.3, seed 000): four cards, draw or take, stop, net suit scores.
+"""Empat Satu (docs/RULES.md 5.3, source text 000): four cards, draw or take, stop, net suit scores.
 
 Scenarios use explicit decks (top card first, see ``deals.build_deck``): four cards
 each, one at a time from the dealer's left, then the stock.  In the first hand the

@@ -1,4 +1,4 @@
-"""Fifty-One, Japanese (RULES.md 5.1) and Chinese (5.2, seed 000), and the net suit score (2).
+"""Fifty-One, Japanese (docs/RULES.md 5.1) and Chinese (5.2, source text 000), and the net suit score (2).
 
 Scenarios use explicit decks (top card first, see ``deals.build_deck``) so every hand
 is exact.  Japanese deals one card at a time from the dealer's left, then five table
@@ -27,13 +27,13 @@ JAPANESE = get_variant("fifty-one")
 CHINESE = get_variant("fifty-one-chinese")
 
 # ---------------------------------------------------------------------------------------
-# net suit score (RULES.md 2)
+# net suit score (docs/RULES.md 2)
 
 
 @pytest.mark.parametrize(
     ("hand", "value", "label"),
     [
-        ("2c 8c Kc Tc 4d", 26, "clubs 30 - 4"),  # seed 000's Empat Satu picture, in clubs
+        ("2c 8c Kc Tc 4d", 26, "clubs 30 - 4"),  # source text 000's Empat Satu picture, in clubs
         ("Ac Kc Qc Jc 9c", 50, "clubs 50"),
         ("Ac Kc Qc Jc Tc", 51, "clubs 51"),
         ("2h 3d 4s 5c 6h", -4, "hearts 8 - 12"),
@@ -85,7 +85,7 @@ def test_chinese_hand_value_is_the_suit_sum_and_an_option_gives_the_net_score() 
 
 
 # ---------------------------------------------------------------------------------------
-# Japanese Fifty-One (RULES.md 5.1)
+# Japanese Fifty-One (docs/RULES.md 5.1)
 
 
 def japanese(hands: dict[int, str], table: str, stock: str = "", *, dealer: int = 0, **options: Any) -> Any:
@@ -279,7 +279,7 @@ def test_japanese_illegal_actions_are_refused() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Chinese Fifty-One (RULES.md 5.2, seed 000)
+# Chinese Fifty-One (docs/RULES.md 5.2, source text 000)
 
 
 def chinese(hands: dict[int, str], sixth: str, stock: str = "", *, dealer: int = 0, **options: Any) -> Any:
@@ -368,7 +368,7 @@ def test_chinese_no_challenge_scores_everyone_their_own_hand() -> None:
     assert events(state, "round_end")[0]["points_won"] == [24, 31, 21, 20]
 
 
-# The challenge scoring of seed 000, case by case: values by seat, the caller, the
+# The challenge scoring of source text 000, case by case: values by seat, the caller, the
 # challengers in the order they challenged, and every seat's points.
 CHALLENGES = [
     # nobody challenges: the caller scores its hand, and so does everyone else

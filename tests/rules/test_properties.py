@@ -161,7 +161,7 @@ def choose(state: Any, rng: random.Random, knock_p: float) -> Action:
 
 
 def expected_placements(state: Any) -> tuple[int, ...]:
-    """Placements recomputed from the log (RULES.md 1 and 3.7): points and chips games by
+    """Placements recomputed from the log (docs/RULES.md 1 and 3.7): points and chips games by
     points or chips; lives games by lives for seats still in, then by the round a seat went
     out (later is better, the same round shares)."""
     if state.options["scoring"] in ("points", "chips"):

@@ -29,7 +29,7 @@ BUILTIN_NAMES = [
     "empat-satu",
 ]
 SEATS = {"empat-satu": (2, 8)}
-"""Seat counts of the variants that do not take the usual 2 to 9 (RULES.md 1)."""
+"""Seat counts of the variants that do not take the usual 2 to 9 (docs/RULES.md 1)."""
 
 
 def test_variants_lists_the_eight_presets() -> None:

@@ -1,4 +1,4 @@
-"""Property tests for the four- and five-card relatives (RULES.md 5): random play of
+"""Property tests for the four- and five-card relatives (docs/RULES.md 5): random play of
 ``fifty-one``, ``fifty-one-chinese`` and ``empat-satu`` under random seeds, every allowed
 player count, random option overrides and occasional forfeits.
 
@@ -168,7 +168,7 @@ def choose(state: Any, rng: random.Random, end_p: float) -> Action:
 
 
 def expected_placements(state: Any) -> tuple[int, ...]:
-    """Placements from the standings (RULES.md 5): seats that forfeited last, later better."""
+    """Placements from the standings (docs/RULES.md 5): seats that forfeited last, later better."""
     forfeits = [e.seat for e in state.log if e.kind == "forfeit"]
     name = state.variant.name
     keys: list[tuple[int, ...]] = []

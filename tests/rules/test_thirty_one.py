@@ -1,4 +1,4 @@
-"""The draw-and-discard family (RULES.md sections 2, 3 and 5b) and its eight presets.
+"""The draw-and-discard family (docs/RULES.md sections 2, 3 and 5b) and its eight presets.
 
 Every scenario uses an explicit deck (top card first) so the outcome is exact.  Cards are
 dealt one at a time from the dealer's left (with banking's widow card after each pass),
@@ -1476,7 +1476,7 @@ def test_replay_from_actions() -> None:
     [
         ("Ah Kh Th", 31),
         ("9s 5s Jd", 14),
-        ("7h Qd Ad", 21),  # seed 003 prints 17: a slip
+        ("7h Qd Ad", 21),  # source text 003 prints 17: a slip
         ("8s 8c Jc", 18),
         ("2c 9d Kh", 10),  # three suits: the highest card
         ("Ac 2d 3h", 11),
@@ -1532,7 +1532,7 @@ def test_suit_tiebreak_option_orders_suits() -> None:
 
 
 def test_california_blitz_on_turn_only_the_first_player_knocks_out_of_the_gate() -> None:
-    """With blitz_on_turn, a later player's knock is still a normal knock (RULES.md 3.2, 3.7)."""
+    """With blitz_on_turn, a later player's knock is still a normal knock (docs/RULES.md 3.2, 3.7)."""
     deck = build_deck([LOW, MID_H, MID_S], "5c", "9d 8d")
     state = match("california-quick", [deck], blitz_on_turn=True)
     do(state, 1, "draw 9d")  # the first player declines to knock out of the gate
@@ -1553,7 +1553,7 @@ def test_california_blitz_on_turn_first_player_still_knocks_out_of_the_gate() ->
 
 
 def test_discard_is_public_even_for_an_equal_action_object() -> None:
-    """RULES.md 1: every seat sees which card was discarded face up.  An action equal to a
+    """docs/RULES.md 1: every seat sees which card was discarded face up.  An action equal to a
     legal one (built with the dataclass constructor, not Action.of) is accepted, so it must be
     recorded the same way and replay."""
     state = match("scat", [build_deck([LOW, MID_H, MID_S], "5s", "9d")])
@@ -1565,7 +1565,7 @@ def test_discard_is_public_even_for_an_equal_action_object() -> None:
 
 
 def test_banking_busted_players_are_placed_by_chips() -> None:
-    """RULES.md 3.7 banking: placements by chips.  Two players who both end with no chips
+    """docs/RULES.md 3.7 banking: placements by chips.  Two players who both end with no chips
     (out in different rounds) hold the same number of chips and share a placement."""
     # Round 1 (bankroll 1, everyone antes its only chip): seats 1 and 2 split the pot of 3,
     # one chip stays.  Round 2: seat 0 cannot ante; seat 1 beats seat 2 and takes the pot.

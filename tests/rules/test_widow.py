@@ -1,4 +1,4 @@
-"""The widow family (RULES.md sections 1, 2, 4 and 5b): Schwimmen, Stop the Bus and Switch.
+"""The widow family (docs/RULES.md sections 1, 2, 4 and 5b): Schwimmen, Stop the Bus and Switch.
 
 Every scenario uses an explicit deck (top card first) so the outcome is exact.  Cards are
 dealt one at a time from the dealer's left, then the table (Schwimmen's widow; Switch's

@@ -190,7 +190,7 @@ def choose(state: WidowState, rng: random.Random, knock_p: float) -> Action:
 
 
 def expected_placements(state: WidowState) -> tuple[int, ...]:
-    """Placements recomputed from the log (RULES.md 1): seats still in by lives, then the
+    """Placements recomputed from the log (docs/RULES.md 1): seats still in by lives, then the
     seats out by the round they went out in (later is better, the same round shares)."""
     out_round = out_rounds(state)
     lives = state.seats.lives
