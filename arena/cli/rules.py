@@ -1,17 +1,20 @@
-"""Commands about the rules: ``variants`` and ``hand``."""
+"""Commands about the rules: ``variants``, ``hand`` and ``replay``."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from tabulate import tabulate
 
 from arena.cards import parse_cards
-from arena.cli._app import OptionPairs, app, user_errors
+from arena.cli._app import OptionPairs, app, fail, user_errors
 from arena.rules import Variant, get_variant, parse_option_pairs, variants
 from arena.rules.hands import HandValue, format_value
+from arena.rules.scenario import Replay, Scenario, ScenarioError, replay
 
 
 @app.command("variants")
@@ -121,3 +124,79 @@ def _comparisons(hands: list[str], values: list[HandValue]) -> list[str]:
                 line = f"{hi} beats {lo}"
             lines.append(line)
     return lines
+
+
+@app.command("replay")
+@user_errors
+def replay_scenarios(
+    files: Annotated[list[Path], typer.Argument(help="Scenario files (JSON; docs/RULES-NOTES.md, 'Scenario files').",
+                                                exists=True, dir_okay=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per file.")] = False,
+) -> None:
+    """Play a match written down as a scenario file and print each round's result and the outcome.
+
+    A scenario gives the variant, options, number of players, the deck of each deal (top
+    card first) and every action in the protocol's text form, optionally with the results
+    it expects: the way to check a ruling or to report a bug with a file.  Exit status 0
+    when every expectation is met, 1 when one is not, 2 when a file cannot be played.
+    """
+    unmet = 0
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise fail(f"{path}: not a readable JSON file ({error})") from None
+        try:
+            result = replay(Scenario.from_dict(data))
+        except ScenarioError as error:
+            raise fail(f"{path}: {error}") from None
+        unmet += bool(result.mismatches)
+        if as_json:
+            typer.echo(json.dumps({"file": str(path), **result.to_dict()}))
+        else:
+            typer.echo(_replay_text(path, data, result))
+    if unmet:
+        raise typer.Exit(1)
+
+
+def _replay_text(path: Path, data: dict[str, Any], result: Replay) -> str:
+    state = result.state
+    title = f"{path}: {state.variant.name}, {state.players} players"
+    lines = [title + (f" ({data['name']})" if data.get("name") else "")]
+    for number, end in enumerate(result.rounds, 1):
+        lines.append("")
+        lines.append(_round_text(number, end, state.players))
+    lines.append("")
+    if result.outcome:
+        o = result.outcome
+        rounds = f"{o.rounds} round{'s' if o.rounds != 1 else ''}"
+        lines.append(f"match over after {rounds} ({o.reason}): placements {list(o.placements)}, "
+                     f"scores {[format_value(s) for s in o.scores]}")
+    else:
+        legal = ", ".join(str(a) for a in state.legal_actions())
+        lines.append(f"match not over: seat {state.to_move} to move (legal: {legal})")
+    if result.mismatches:
+        lines.extend(f"NOT AS EXPECTED: {m}" for m in result.mismatches)
+    elif data.get("expect"):
+        lines.append("every expectation met")
+    return "\n".join(lines)
+
+
+def _round_text(number: int, end: Mapping[str, Any], players: int) -> str:
+    """A round_end as a header of its scalar facts and a table of its per-seat ones."""
+    header, columns = [f"round {number}"], {}
+    for key, value in end.items():
+        if isinstance(value, dict) and value and all(k.isdigit() for k in value):
+            columns[key] = [value.get(str(s), "") for s in range(players)]
+        elif isinstance(value, list) and len(value) == players and key not in ("specials", "eliminated"):
+            columns[key] = value
+        elif value not in (None, [], False):
+            header.append(f"{key}: {value}")
+    rows = [[s, *(_cell(columns[k][s]) for k in columns)] for s in range(players)]
+    return "  ".join(header) + "\n" + tabulate(rows, headers=["seat", *columns])
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    return format_value(value) if isinstance(value, float) else str(value)
