@@ -116,8 +116,8 @@ def _comparisons(hands: list[str], values: list[HandValue]) -> list[str]:
             na, nb = (" ".join(_names(parse_cards(h))) for h in (hands[i], hands[j]))
             if not a.loses_to(b) and not b.loses_to(a):
                 line = f"{na} ties {nb}"
-                if a.high_key != b.high_key:
-                    winner = na if a.high_key > b.high_key else nb
+                if a.loses_to(b, highest=True) or b.loses_to(a, highest=True):
+                    winner = nb if a.loses_to(b, highest=True) else na
                     line += f" (when the highest hand is sought, {winner} wins the tie-break)"
             else:
                 hi, lo = (na, nb) if b.loses_to(a) else (nb, na)

@@ -54,15 +54,18 @@ class HandValue:
         cards = self.cards
         return len(cards) == 3 and cards[0] >> 2 == cards[1] >> 2 == cards[2] >> 2
 
-    def loses_to(self, other: HandValue) -> bool:
-        """Strictly lower than ``other`` when the loser is sought.
+    def loses_to(self, other: HandValue, *, highest: bool = False) -> bool:
+        """Strictly lower than ``other`` when the loser is sought (``highest``: the winner).
 
         A trips hand and a suit hand of equal value are tied (docs/RULES.md 5b): no
-        tie-break orders one kind against the other, so both can be lowest at once.
+        tie-break orders one kind against the other, so both can be lowest (or highest)
+        at once.
         """
         if self.value != other.value:
             return self.value < other.value
-        return self.of_a_kind == other.of_a_kind and self.low_key < other.low_key
+        if self.of_a_kind != other.of_a_kind:
+            return False
+        return self.high_key < other.high_key if highest else self.low_key < other.low_key
 
 
 def json_number(value: float) -> int | float:

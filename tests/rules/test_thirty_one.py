@@ -1220,6 +1220,17 @@ def test_banking_higher_trips_take_the_pot() -> None:
     assert ends(state)[0]["chips_won"] == [0, 3, 0]
 
 
+def test_banking_trips_and_a_suit_30_split_the_pot() -> None:
+    """5b: no tie-break orders trips against a suit hand of the same value, also when the
+    highest hand is sought."""
+    deck = banking_deck([LOW, "Kc Kd Kh", "Qs Js Ts"], "Th 8h 7h")
+    state = match("banking", [deck], trips="30")
+    do(state, 1, "knock")
+    do(state, 2, "stand")
+    do(state, 0, "stand")
+    assert ends(state)[0]["chips_won"] == [0, 1, 1]
+
+
 def test_banking_tied_winners_split_and_the_odd_chip_stays() -> None:
     deck = banking_deck(["9c 8c 4d", "Ah Kh 2c", "As Qs 3d"], "Th 8h 7h")
     state = match("banking", [deck], tiebreak="none")
