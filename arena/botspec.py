@@ -30,7 +30,7 @@ from typing import Any
 
 from arena.text import has_controls, printable
 
-__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "find_bot", "load_manifest"]
+__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "load_manifest"]
 
 ENTRY_POINT_GROUP = "arena.bots"
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
@@ -103,6 +103,12 @@ def load_manifest(folder: Path) -> BotManifest:
     return manifest
 
 
+def check_name(name: str) -> None:
+    """ManifestError unless ``name`` is a bot name: what tables, files and commands can all hold."""
+    if not _NAME.match(name):
+        raise ManifestError(f"name {name!r} must be lower-case letters, digits, '-', '_' or '.' (at most 64)")
+
+
 def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str | None = None) -> BotManifest:
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
@@ -113,10 +119,10 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
         if has_controls(data[key]):
             shown = printable(data[key], lines=False)
             raise ManifestError(f"{where}: {key!r} may not hold control characters ({shown!r})")
-    if not _NAME.match(data["name"]):
-        raise ManifestError(
-            f"{where}: name {data['name']!r} must be lower-case letters, digits, '-', '_' or '.' (at most 64)"
-        )
+    try:
+        check_name(data["name"])
+    except ManifestError as error:
+        raise ManifestError(f"{where}: {error}") from None
     variants = data.get("variants", ["*"])
     if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
         raise ManifestError(f"{where}: 'variants' must be a non-empty list of variant names, or [\"*\"]")

@@ -1,4 +1,4 @@
-"""Commands that play: ``match`` (one match between bot processes) and ``doctor``."""
+"""Commands that play: ``match`` (one match between bot processes), ``doctor`` and ``new-bot``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play
 from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
 from arena.sandbox import LAYERS, Sandbox, report_rows
+from arena.scaffold import new_bot
 from arena.text import printable
 from arena.tournament.build import build
 
@@ -149,3 +150,24 @@ def _print_match(result: MatchResult) -> None:
         typer.echo("\nfaults:")
         rows = [[f.seat, f.bot, f.kind, f.penalty, f.decision, printable(f.detail)] for f in result.faults]
         typer.echo(tabulate(rows, headers=["seat", "bot", "fault", "penalty", "decision", "detail"]))
+
+
+@app.command("new-bot")
+@user_errors
+def new_bot_command(
+    name: Annotated[str, typer.Argument(help="The bot's name: lower-case letters, digits, '-', '_', '.'.")],
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c or js.")] = "python",
+    folder: Annotated[Path | None, typer.Option("--dir", help="Where to write it (default: ./NAME).")] = None,
+    author: Annotated[str, typer.Option("--author", help="The manifest's author.")] = "",
+) -> None:
+    """Write a new bot folder that plays every variant legally: the fastest way into a tournament.
+
+    The folder holds the manifest, the source (a Python module with the SDK's hooks, or a
+    C or JavaScript program that speaks the protocol itself), the build step where there is
+    one, and a README with the next commands: play a match, submit, enter a tournament.
+    """
+    target = folder or Path(name)
+    new_bot(target, name, lang.lower(), author)
+    ref = target.as_posix() if target.is_absolute() else f"./{target.as_posix()}"
+    typer.echo(f"wrote {ref}/ ({', '.join(sorted(p.name for p in target.iterdir()))})")
+    typer.echo(f"next: arena match -v scat -b {ref} -b random -b threshold   (then read {ref}/README.md)")

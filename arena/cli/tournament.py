@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from pathlib import Path
 from typing import Annotated, Final
@@ -231,7 +232,9 @@ def submit_command(
     if result.checked:
         typer.echo(f"smoke-tested against random in: {', '.join(result.checked)}")
     if result.entered:
-        typer.echo(f"entered in tournament {result.entered}: `arena run {result.entered}` plays its matches")
+        where = "" if db == DEFAULT_DB else f" --db {shlex.quote(str(db))}"
+        typer.echo(f"entered in tournament {result.entered}: `arena run {shlex.quote(str(tournament))}{where}` "
+                   f"plays its matches")
 
 
 @app.command("withdraw")

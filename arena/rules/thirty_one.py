@@ -574,9 +574,9 @@ class ThirtyOneState(MatchState):
                 category = 0 if first == 0 else (2 if first == last else 1)
                 change[s] = ((3, 2, 1), (4, 1, 0))[s == knocker][category]
         else:  # the highest hand, by the cards tie-break, takes the pot
-            hands = {s: evaluate_hand(self.hands[s], o) for s in values}
-            self._share_pot([s for s, h in hands.items()
-                             if not any(h.loses_to(other, highest=True) for other in hands.values())], change)
+            shown = {s: evaluate_hand(self.hands[s], o) for s in values}
+            self._share_pot([s for s, h in shown.items()
+                             if not any(h.loses_to(other, highest=True) for other in shown.values())], change)
         self._end_round("showdown", change, values)
 
     def _end_round(self, end: str, change: list[int], shown: Mapping[int, float],
