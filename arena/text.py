@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["has_controls", "printable"]
+__all__ = ["counted", "has_controls", "printable"]
 
 _BIDI: Final = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _UNSAFE: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
@@ -35,3 +35,11 @@ def printable(text: str, *, lines: bool = True) -> str:
 def has_controls(text: str) -> bool:
     """Whether ``text`` holds anything :func:`printable` would escape on one line."""
     return _UNSAFE_LINES.search(text) is not None
+
+
+
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """``1 round``, ``2 rounds``, ``3 matches``: a count with its noun in the right number."""
+    if number == 1:
+        return f"1 {noun}"
+    return f"{number} {plural or noun + ('es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's')}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.text import has_controls, printable
+from arena.text import counted, has_controls, printable
 
 
 def test_controls_become_visible_escapes() -> None:
@@ -23,3 +23,9 @@ def test_escaping_is_total_and_idempotent(text: str) -> None:
     once = printable(text, lines=False)
     assert not has_controls(once)
     assert printable(once, lines=False) == once
+
+
+def test_counts_read_in_the_right_number() -> None:
+    assert [counted(n, "round") for n in (0, 1, 2)] == ["0 rounds", "1 round", "2 rounds"]
+    assert counted(1, "match") == "1 match" and counted(3, "match") == "3 matches"
+    assert counted(2, "fault") == "2 faults" and counted(2, "this", "these") == "2 these"

@@ -19,7 +19,7 @@ from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
 from arena.sandbox import LAYERS, Sandbox, report_rows
 from arena.scaffold import new_bot
-from arena.text import printable
+from arena.text import counted, printable
 from arena.tournament.build import build
 
 
@@ -135,9 +135,9 @@ def doctor(
 def _print_match(result: MatchResult) -> None:
     outcome = result.outcome
     dealt = f"key {result.seed.hex()}" if isinstance(result.seed, bytes) else f"seed {result.seed}"
-    rounds = f"{outcome['rounds']} round{'s' if outcome['rounds'] != 1 else ''}"
-    typer.echo(f"{result.variant}, {dealt}: {outcome['reason']} after {rounds}, "
-               f"{result.decisions} decisions in {result.duration_s:.2f} s; sandbox: {', '.join(result.sandbox)}")
+    typer.echo(f"{result.variant}, {dealt}: {outcome['reason']} after {counted(outcome['rounds'], 'round')}, "
+               f"{counted(result.decisions, 'decision')} in {result.duration_s:.2f} s; "
+               f"sandbox: {', '.join(result.sandbox)}")
     rows = []
     for seat, label in enumerate(result.bots):
         timing = result.timings[seat]

@@ -17,7 +17,7 @@ from tabulate import tabulate, tabulate_formats
 
 from arena.cli._app import app, fail, user_errors
 from arena.rules.hands import format_value
-from arena.text import printable
+from arena.text import counted, printable
 from arena.tournament.store import DEFAULT_DB
 from arena.tournament.views import (
     EXPORT_FIELDS,
@@ -67,7 +67,8 @@ def _write_csv(out: TextIO, fields: Iterable[str], rows: Iterable[Mapping[str, A
 
 
 def _scope_line(tournament: str, variant: str | None, matches: int) -> str:
-    return f"tournament {tournament}, {f'variant {variant}' if variant else 'all variants'}: {matches} matches"
+    scope = f"variant {variant}" if variant else "all variants"
+    return f"tournament {tournament}, {scope}: {counted(matches, 'match')}"
 
 
 # -- table --------------------------------------------------------------------------------
@@ -282,7 +283,7 @@ def _replay_lines(shown: Replay) -> Iterator[str]:
     for event in shown.events:
         yield from _event_lines(event, who)
     yield ""
-    yield f"result: {match.reason} after {match.rounds} rounds, {match.decisions} decisions"
+    yield f"result: {match.reason} after {counted(match.rounds, 'round')}, {counted(match.decisions, 'decision')}"
     placed = sorted(enumerate(match.seats), key=lambda item: (item[1].placement, item[0]))
     rows = [[s.placement, i, names[shown.versions[i].id], format_value(s.score), s.faults, s.decisions,
              1000 * s.think_s / s.decisions if s.decisions else None] for i, s in placed]
@@ -322,7 +323,9 @@ def _event_lines(event: Mapping[str, Any], who: Callable[[int], str]) -> Iterato
             yield f"  {who(int(s))} shows {_text(cards)}{value}"
     elif kind == "match_end":
         yield ""
-        yield f"match end: {fields.get('reason', '?')} after {fields.get('rounds', '?')} rounds"
+        rounds = fields.get("rounds")
+        played = counted(rounds, "round") if isinstance(rounds, int) else "? rounds"
+        yield f"match end: {fields.get('reason', '?')} after {played}"
     else:
         heading = f"{kind} {subject}".rstrip()
         yield f"{heading}: {_fields(fields, who)}" if fields else heading

@@ -15,6 +15,7 @@ from arena.cli._app import OptionPairs, app, fail, user_errors
 from arena.rules import Variant, get_variant, parse_option_pairs, variants
 from arena.rules.hands import HandValue, format_value
 from arena.rules.scenario import Replay, Scenario, ScenarioError, replay
+from arena.text import counted
 
 
 @app.command("variants")
@@ -169,8 +170,7 @@ def _replay_text(path: Path, data: dict[str, Any], result: Replay) -> str:
     lines.append("")
     if result.outcome:
         o = result.outcome
-        rounds = f"{o.rounds} round{'s' if o.rounds != 1 else ''}"
-        lines.append(f"match over after {rounds} ({o.reason}): placements {list(o.placements)}, "
+        lines.append(f"match over after {counted(o.rounds, 'round')} ({o.reason}): placements {list(o.placements)}, "
                      f"scores {[format_value(s) for s in o.scores]}")
     else:
         legal = ", ".join(str(a) for a in state.legal_actions())

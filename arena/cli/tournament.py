@@ -27,6 +27,7 @@ from arena.cli.results import print_table
 from arena.deals import parse_key
 from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
+from arena.text import counted
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
 from arena.tournament.runner import RunError, RunSummary, run_tournament
 from arena.tournament.spec import load_spec
@@ -63,7 +64,7 @@ class ProgressView:
     def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
         """Draw the bar, already advanced by the matches a previous run stored."""
         if done and not self.quiet:
-            self.console.print(f"resuming: {done} of {total} matches already stored")
+            self.console.print(f"resuming: {done} of {counted(total, 'match')} already stored")
         self._progress.start()
         self._task = self._progress.add_task(self._title, total=total or None, completed=done, counts="")
         self._begun = time.perf_counter()
@@ -75,7 +76,7 @@ class ProgressView:
         rate = self._decisions / max(time.perf_counter() - self._begun, 1e-9)
         if self._task is not None:
             self._progress.update(self._task, advance=1,
-                                  counts=f"{self._faults} faults, {rate:,.0f} decisions/s")
+                                  counts=f"{counted(self._faults, 'fault')}, {rate:,.0f} decisions/s")
 
     def notice(self, message: str) -> None:
         """A warning above the bar."""
@@ -94,9 +95,9 @@ class ProgressView:
 
 def _summary_line(summary: RunSummary, seconds: float) -> str:
     state = "complete" if summary.complete else "incomplete"
-    return (f"{summary.tournament}: {summary.played} matches played in {seconds:.1f} s, "
-            f"{summary.stored}/{summary.total} scheduled matches stored ({state}); {summary.faults} faults in "
-            f"this run; sandbox: {', '.join(summary.sandbox) or '-'}")
+    return (f"{summary.tournament}: {counted(summary.played, 'match')} played in {seconds:.1f} s, "
+            f"{summary.stored}/{summary.total} scheduled matches stored ({state}); "
+            f"{counted(summary.faults, 'fault')} in this run; sandbox: {', '.join(summary.sandbox) or '-'}")
 
 
 def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool,
@@ -187,7 +188,7 @@ def _bots_rows(store: Store, withdrawn: bool) -> list[list[str]]:
     for v in store.versions(withdrawn=withdrawn):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(v.created))
         rows.append([v.bot, v.hash[:8], v.manifest.get("version", ""), ", ".join(v.manifest.get("variants", [])),
-                     when, "withdrawn" if v.withdrawn else "", v.path or "(installed package)"])
+                     when, "withdrawn" if v.withdrawn else "active", v.path or "(installed package)"])
     return rows
 
 
@@ -203,7 +204,7 @@ def bots(
     if not rows:
         typer.echo(f"no bots registered in {db}; `arena submit PATH` registers one")
         return
-    typer.echo(tabulate(rows, headers=["bot", "version", "manifest", "variants", "registered", "", "copy"]))
+    typer.echo(tabulate(rows, headers=["bot", "hash", "version", "variants", "registered", "status", "copy"]))
 
 
 @app.command("submit")

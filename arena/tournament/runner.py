@@ -32,6 +32,7 @@ from arena.botspec import BotManifest
 from arena.deals import new_key
 from arena.sandbox import LAYERS, closed_to_others
 from arena.sandbox.uids import UidPool
+from arena.text import counted
 from arena.tournament.ratings import ratings
 from arena.tournament.registry import content_hash, find, install
 from arena.tournament.scheduler import Table, schedule
@@ -288,7 +289,8 @@ def _check_same_play(spec: TournamentSpec, before: dict[str, Any], played: int) 
         changes = [f"{key} was {old[key]}, is {value}" for key, value in new.items() if old.get(key, value) != value]
         if changes:
             raise RunError(
-                f"{spec.locate(table)}: [{table}] changed since {played} matches of {spec.name!r} were played "
+                f"{spec.locate(table)}: [{table}] changed since {counted(played, 'match')} of {spec.name!r} "
+                "were played "
                 f"({'; '.join(changes)}), and rankings would mix the two. Restore it, or give the tournament "
                 "a new name (or another --db) to start afresh")
 
@@ -433,7 +435,7 @@ async def run_tables(
 
     def failed(job: TableJob, why: str) -> None:
         summary.given_up[job.id] = len(job.matches)
-        observer.notice(f"table {job.id}: {len(job.matches)} matches not played: {why}")
+        observer.notice(f"table {job.id}: {counted(len(job.matches), 'match')} not played: {why}")
 
     await executor.run([_job(spec, t) for t in tables], ready, played, failed)
 

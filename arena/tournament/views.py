@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arena.text import counted
 from arena.tournament.ratings import Rating, ratings
 from arena.tournament.store import MatchRecord, Store, VersionRow, decompress_log
 
@@ -60,7 +61,7 @@ def pick_tournament(store: Store, name: str | None) -> str:
         return known[0][0]
     if any(t == name for t, _, _ in known) or store.count(name):
         return name
-    listed = ", ".join(f"{t} ({n} matches)" for t, n, _ in known) or "none yet"
+    listed = ", ".join(f"{t} ({counted(n, 'match')})" for t, n, _ in known) or "none yet"
     raise ResultsError(f"no tournament {name!r} in {store.path}; known: {listed}")
 
 

@@ -153,7 +153,11 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
     db = home / "arena.db"
     status, out, err = submit(candidate, db, "--tournament", str(path))
     assert status == 0, err
-    assert "entered in tournament open" in out
+    assert f"entered in tournament open: `arena run {path} --db {db}` plays its matches" in out
+
+    header, rule, *rows = arena("bots", "--db", db).stdout.splitlines()
+    assert header.split() == ["bot", "hash", "version", "variants", "registered", "status", "copy"]
+    assert len(rule.split()) == 7 and any(row.split()[0] == "candidate" and "active" in row for row in rows)
 
     run = arena("run", path, "--db", db, "-q", "--workers", "1")
     assert run.returncode == 0, run.stderr
