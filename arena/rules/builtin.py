@@ -6,6 +6,7 @@ from arena.rules.empat_satu import EMPAT_SATU
 from arena.rules.fifty_one import FIFTY_ONE
 from arena.rules.fifty_one_chinese import CHINESE_FIFTY_ONE
 from arena.rules.registry import hookimpl
+from arena.rules.skat import SKAT
 from arena.rules.thirty_one import THIRTY_ONE
 from arena.rules.variant import Variant
 from arena.rules.widow import WIDOW
@@ -14,7 +15,7 @@ from arena.rules.widow import WIDOW
 @hookimpl
 def arena_variants() -> list[Variant]:
     """The built-in presets: the draw-and-discard family (docs/RULES.md 3.7), the widow family (4.2) and the
-    four- and five-card relatives (5)."""
+    four- and five-card relatives (5), and Skat (6)."""
     return [
         Variant("scat", THIRTY_ONE, "Thirty-One / Scat / Blitz: knock, blitz on 31, three lives with a free ride"),
         Variant("scat-trips", THIRTY_ONE, "Scat where three of a rank count 30", {"trips": "30"}),
@@ -66,4 +67,7 @@ def arena_variants() -> list[Variant]:
                 "swap or knock and be challenged; a clear count (51 in one suit) scores 102; game to 500"),
         Variant("empat-satu", EMPAT_SATU, "Empat Satu (41): four cards, draw or take, stop with four of a "
                 "suit; net suit scores, wins minus losses", max_players=8),
+        Variant("skat", SKAT, "Skat (ISkO rules): bid, take the skat or play hand, declare a suit, grand or "
+                "null game; three play each deal, at a table of four the dealer sits out", min_players=3,
+                max_players=4),
     ]

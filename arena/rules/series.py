@@ -79,6 +79,8 @@ class SeriesState(MatchState):
 
     step = 1
     default_max_rounds = DEFAULT_MAX_ROUNDS
+    deck_size: int | None = None
+    """The deck a family always plays with (Skat: 32); ``None``: the ``deck`` option's."""
 
     def __init__(
         self,
@@ -89,10 +91,10 @@ class SeriesState(MatchState):
         decks: Sequence[Sequence[Card]] | None,
         dealer: int,
     ) -> None:
-        """The match with its first round dealt; the deck is the ``deck`` option's (52
-        cards without one)."""
+        """The match with its first round dealt; the deck is the family's, else the ``deck``
+        option's (52 cards without one)."""
         super().__init__(variant, players, options, seed)
-        self._fresh = new_deck(options.get("deck", 52))
+        self._fresh = new_deck(self.deck_size or options.get("deck", 52))
         self._decks = [check_deck(d, self._fresh) for d in decks or ()]
         self.seats = self._new_seats()
         self.hands: list[list[Card]] = [[] for _ in range(players)]
