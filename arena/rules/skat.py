@@ -215,10 +215,7 @@ class SkatState(SeriesState):
         self._phase, self._seat = SKAT_PHASE, declarer
 
     def _declare(self, seat: int, action: Action) -> None:
-        words = action.arg.split()
-        self.contract = Contract(words[0], not self.picked, "schneider" in words or "schwarz" in words
-                                 or ("ouvert" in words and words[0] != "null"),
-                                 "schwarz" in words or ("ouvert" in words and words[0] != "null"), "ouvert" in words)
+        self.contract = Contract.parse(action.arg, not self.picked)
         self.game = self.contract.game
         public: dict[str, Any] = {"action": action.text}
         if self.contract.ouvert:

@@ -167,6 +167,16 @@ class Contract:
     schwarz: bool = False
     ouvert: bool = False
 
+    @staticmethod
+    def parse(words: str, hand: bool) -> Contract:
+        """The contract ``words`` (the text after ``declare``) name; ``hand`` when the skat
+        was not picked up."""
+        said = words.split()
+        game = said[0]
+        trump_ouvert = "ouvert" in said and game != "null"
+        schwarz = "schwarz" in said or trump_ouvert
+        return Contract(game, hand, schwarz or "schneider" in said, schwarz, "ouvert" in said)
+
     @property
     def words(self) -> str:
         """The text after ``declare``: the game, then ``hand`` and the highest announcement."""
@@ -278,7 +288,9 @@ def hand_value(cards: Sequence[Card]) -> HandValue:
         mats = matadors(cards, name)
         values[name] = BASE[name] * (abs(mats) + 1)
         text = f"{'with' if mats > 0 else 'without'} {abs(mats)}"
-        label += f"{name} ({trumps(name)} trumps) {text}: game {abs(mats) + 1} x {BASE[name]} = {values[name]}"
+        count = trumps(name)
+        label += (f"{name} ({count} trump{'' if count == 1 else 's'}) {text}: "
+                  f"game {abs(mats) + 1} x {BASE[name]} = {values[name]}")
         label += "; " if name == game else ""
     if len(cards) == 10:
         label += " (the skat not counted)"

@@ -27,8 +27,9 @@ BUILTIN_NAMES = [
     "fifty-one",
     "fifty-one-chinese",
     "empat-satu",
+    "skat",
 ]
-SEATS = {"empat-satu": (2, 8)}
+SEATS = {"empat-satu": (2, 8), "skat": (3, 4)}
 """Seat counts of the variants that do not take the usual 2 to 9 (docs/RULES.md 1)."""
 
 
