@@ -157,9 +157,9 @@ class SkatState(SeriesState):
             self.log.append(Event("action", seat, {"action": action.text}))
             self._auction(seat, action)
         elif kind == "pickup":
-            self.picked = list(self.skat)
-            self.hands[seat] += self.skat
-            self.log.append(Event("action", seat, {"action": action.text}, {seat: {"skat": card_names(self.skat)}}))
+            self.picked, self.skat = self.skat, []
+            self.hands[seat] += self.picked
+            self.log.append(Event("action", seat, {"action": action.text}, {seat: {"skat": card_names(self.picked)}}))
             self._phase = DISCARD
         elif kind == "hand":
             self.log.append(Event("action", seat, {"action": action.text}))

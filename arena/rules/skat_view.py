@@ -42,7 +42,7 @@ def view(state: SkatState, seat: int, phase: str) -> dict[str, Any]:
         "game": state.game,
         "announced": contract.announced if contract else [],
         "kontra": state.kontra,
-        "skat": card_names(state.skat) if own and moving and state.picked and phase != "discard" else None,
+        "skat": card_names(state.skat) if own and moving and state.picked and state.skat else None,
         "picked_up": card_names(state.picked) if own and state.picked else None,
         "ouvert_hand": (card_names(sorted(state.hands[declarer]))
                         if contract and contract.ouvert and declarer is not None else None),
