@@ -454,6 +454,21 @@ def _exchange_result(hand: list[str], action: str, widow: list[str | None]) -> l
     return after if len(after) == 3 else None
 
 
+class AnyLegal:
+    """A rules family this bot has no play of its own for (Skat): a random legal action,
+    seeded per match, rather than a crash."""
+
+    def __init__(self, match: MatchInfo) -> None:
+        self.match = match
+        self.rng = random.Random(f"{match.match_id}/{match.seat}")
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        return None
+
+    def choose(self, observation: dict[str, Any], legal: list[str]) -> str:
+        return self.rng.choice(legal)
+
+
 _bot: Any = None
 """The current match's bot: a Bot, or for another rules family one of relatives.FAMILIES, widow_family.FAMILIES."""
 _VALUES: dict[str, dict[int, float]] = {}
@@ -466,7 +481,7 @@ def _current(match: MatchInfo) -> Any:
     if _bot is None or _bot.match is not match:
         family = match.rules.family.name
         players = {**relatives.FAMILIES, **widow_family.FAMILIES}
-        _bot = players[family](match) if family in players else Bot(match)
+        _bot = players[family](match) if family in players else AnyLegal(match) if family == "skat" else Bot(match)
     return _bot
 
 

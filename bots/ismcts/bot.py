@@ -106,17 +106,24 @@ def situation(knowledge: Knowledge) -> Situation:
 
 
 _player: Player | None = None
+_any_legal = random.Random()
+"""Skat, a rules family this bot has no search for: a random legal action, seeded per match."""
 
 
 @hookimpl
 def match_start(match: MatchInfo) -> None:
     global _player
+    if match.rules.family.name == "skat":
+        _any_legal.seed(f"{match.match_id}/{match.seat}")
+        return
     _player = Player(match)
 
 
 @hookimpl
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     global _player
+    if match.rules.family.name == "skat":
+        return _any_legal.choice(legal)
     if _player is None or _player.match is not match:
         _player = Player(match)
     action = _player.choose(observation, legal)

@@ -10,6 +10,7 @@ the card whose loss leaves the best hand.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -168,11 +169,16 @@ def choose_widow(observation: Mapping[str, Any], legal: Sequence[str], match: Ma
 
 _hands: Hands | None = None
 _turns = WidowTurns()
+_any_legal = random.Random()
+"""Skat, a rules family this bot has no play for: a random legal action, seeded per match."""
 
 
 @hookimpl
 def match_start(match: MatchInfo) -> None:
     global _hands, _turns
+    if match.rules.family.name == "skat":
+        _any_legal.seed(f"{match.match_id}/{match.seat}")
+        return
     _hands = Hands(match.resolved_options)
     _turns = WidowTurns()
 
@@ -181,6 +187,8 @@ def match_start(match: MatchInfo) -> None:
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     if len(legal) == 1:
         return legal[0]
+    if match.rules.family.name == "skat":
+        return _any_legal.choice(legal)
     if "widow" in observation and match.rules.family.name == "widow":
         return choose_widow(observation, legal, match, _turns)
     hands = _hands or Hands(match.resolved_options)

@@ -7,6 +7,7 @@ engine.  Only strings from ``legal`` are ever returned.
 
 from __future__ import annotations
 
+import random
 from itertools import combinations
 from typing import Any
 
@@ -21,6 +22,8 @@ average value of three random cards of the 32-card deck is 15.8)."""
 
 _values: dict[tuple[str, ...], tuple[float, tuple[Any, ...]]] = {}
 _threshold = BASE_THRESHOLD
+_any_legal = random.Random()
+"""Skat, a rules family this bot has no play for: a random legal action, seeded per match."""
 
 
 def knock_threshold(options: dict[str, Any]) -> float:
@@ -40,6 +43,7 @@ def knock_threshold(options: dict[str, Any]) -> float:
 def match_start(match: MatchInfo) -> None:
     global _threshold
     _values.clear()  # values depend on the match's options
+    _any_legal.seed(f"{match.match_id}/{match.seat}")
     _threshold = knock_threshold(match.resolved_options)
 
 
@@ -150,6 +154,8 @@ def choose_widow(observation: dict[str, Any], legal: list[str], match: MatchInfo
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     if len(legal) == 1:
         return legal[0]
+    if match.rules.family.name == "skat":
+        return _any_legal.choice(legal)
     if "widow" in observation and match.rules.family.name == "widow":
         return choose_widow(observation, legal, match)
     if observation.get("phase") == "discard":

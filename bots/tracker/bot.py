@@ -9,6 +9,7 @@ never discard a card that gives the next player 31 from the two cards it is know
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -196,6 +197,8 @@ class Tracker:
 
 
 _tracker: Tracker | None = None
+_any_legal = random.Random()
+"""Skat, a rules family this bot has no play for: a random legal action, seeded per match."""
 
 
 def _current(match: MatchInfo) -> Tracker:
@@ -207,16 +210,22 @@ def _current(match: MatchInfo) -> Tracker:
 
 @hookimpl
 def match_start(match: MatchInfo) -> None:
+    if match.rules.family.name == "skat":
+        _any_legal.seed(f"{match.match_id}/{match.seat}")
+        return
     _current(match)
 
 
 @hookimpl
 def on_event(event: dict[str, Any], match: MatchInfo) -> None:
-    _current(match).memory.follow(event)
+    if match.rules.family.name != "skat":
+        _current(match).memory.follow(event)
 
 
 @hookimpl
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     if len(legal) == 1:
         return legal[0]
+    if match.rules.family.name == "skat":
+        return _any_legal.choice(legal)
     return _current(match).choose(observation, legal)

@@ -57,7 +57,7 @@ def test_a_new_bot_goes_from_nothing_to_a_tournament(home: Path, language: str) 
     submitted = arena(home, "submit", f"./{name}", "--tournament", "open.toml", "--db", "results.db")
     assert submitted.returncode == 0, submitted.stderr
     checked = submitted.stdout.split("smoke-tested against random in: ")[1].splitlines()[0].split(", ")
-    assert len(checked) == 14, checked  # every variant, played legally
+    assert len(checked) == 15, checked  # every variant, played legally
     hint = submitted.stdout.split("`")[1]
     assert hint == "arena run open.toml --db results.db"
     ran = arena(home, *shlex.split(hint)[1:], "--quiet")
