@@ -295,4 +295,5 @@ def hand_value(cards: Sequence[Card]) -> HandValue:
     if len(cards) == 10:
         label += " (the skat not counted)"
     key = (values[game],)
-    return HandValue(float(values[game]), tuple(sorted(cards, reverse=True)), label, key, key)
+    shown = sorted(cards, key=lambda c: (suit_of(c, game), _strength(c, game)), reverse=True)  # trumps first
+    return HandValue(float(values[game]), tuple(shown), label, key, key)
