@@ -40,6 +40,7 @@ EXTRA: tuple[tuple[str, Mapping[str, Any]], ...] = (
     ("switch", {"knock_after_swap": True}),
     ("switch", {"blind_swap": False}),
     ("fifty-one-chinese", {"hand_value": "net_suit", "target": 150}),
+    ("skat", {"kontra": True, "scoring": "seeger"}),
 )
 
 CLEAR = ("As", "Ks", "Qs", "Js", "Ts")
@@ -113,6 +114,13 @@ def patient(state: MatchState, rng: random.Random) -> Action:
     legal = state.legal_actions()
     going_on = [a for a in legal if a.kind not in ("knock", "stop", "stand") and not a.arg.endswith(("knock", "stop"))]
     return rng.choice(going_on or legal)
+
+
+def passer(state: MatchState, rng: random.Random) -> Action:
+    """Skat: pass in every auction, so deals are thrown in or played as Ramsch."""
+    legal = state.legal_actions()
+    passes = [a for a in legal if a.kind == "pass"]
+    return passes[0] if passes else rng.choice(legal)
 
 
 def keep_clear_count(state: MatchState, rng: random.Random) -> Action:
@@ -208,6 +216,8 @@ def seen() -> Seen:
     play(out, "scat", 3, 0, {"stock_out": "reshuffle", "max_rounds": 1, "max_turns": 120}, choose=patient)
     for players in TABLES:
         play(out, "fifty-one-chinese", players, 0, decks=[clear_count_deck(players)], choose=keep_clear_count)
+    for all_pass in ("throw_in", "ramsch"):
+        play(out, "skat", 3, 0, {"all_pass": all_pass, "rounds": 3}, choose=passer)
     return out
 
 
