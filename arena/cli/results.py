@@ -18,6 +18,7 @@ from tabulate import tabulate, tabulate_formats
 from arena.cli._app import app, fail, user_errors
 from arena.rules.hands import format_value
 from arena.text import counted, printable
+from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.store import DEFAULT_DB
 from arena.tournament.views import (
     EXPORT_FIELDS,
@@ -31,6 +32,7 @@ from arena.tournament.views import (
     labels,
     open_store,
     pick_tournament,
+    ranking_groups,
     replay,
     rerate,
     score_share,
@@ -73,7 +75,8 @@ def _scope_line(tournament: str, variant: str | None, matches: int) -> str:
 
 # -- table --------------------------------------------------------------------------------
 
-TABLE_HEADERS = ("rank", "bot", "version", "rating", "mu", "sigma", "matches", "wins", "avg place", "faults")
+TABLE_HEADERS = ("rank", "bot", "version", "rating", "mu", "95% interval", "ranks", "ahead of next", "matches",
+                 "wins", "avg place", "faults")
 
 
 @app.command("table")
@@ -87,12 +90,14 @@ def table(
     as_json: Json = False,
     as_csv: Csv = False,
 ) -> None:
-    """Rank a tournament's bots by conservative TrueSkill rating (mu - 3 sigma).
+    """Rank a tournament's bots by conservative TrueSkill rating (mu - 3 sigma), with how sure the order is.
 
-    One line per bot version: its rating, mu and sigma, matches played, wins (first
-    places, shared ones included), average placement and faults.  Ratings share a rank
-    when equal to two decimals.  With --variant, only that variant's matches count and
-    are rated.
+    One line per bot version: its rating and mu; the 95% interval of mu and the ranks it
+    could hold, from resampling whole deals; how sure the data are that it is stronger
+    than the next line (`?`: not yet separated); matches played, wins (first places,
+    shared ones included), average placement and faults.  Ratings share a rank when equal
+    to two decimals.  With --variant, only that variant's matches count and are rated.
+    docs/RANKING.md explains every number.
     """
     _machine_output(as_json, as_csv)
     if fmt not in tabulate_formats:
@@ -100,9 +105,9 @@ def table(
     if not (as_json or as_csv):
         print_table(db, tournament, variant, fmt)
         return
-    name, rows, matches = _ranking(db, tournament, variant)
+    name, rows, matches, groups = _ranking(db, tournament, variant)
     if as_json:
-        typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches,
+        typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches, "deal_groups": groups,
                                "standings": [r.to_dict() for r in rows]}, indent=2))
     else:
         _write_csv(sys.stdout, STANDING_FIELDS, (r.to_dict() for r in rows))
@@ -111,34 +116,68 @@ def table(
 def print_table(db: Path, tournament: str | None = None, variant: str | None = None, fmt: str = "simple") -> None:
     """Print a tournament's ranking (default: the latest) as `arena table` does, with the
     line naming it; the tournament commands end with it."""
-    name, rows, matches = _ranking(db, tournament, variant)
+    name, rows, matches, groups = _ranking(db, tournament, variant)
     typer.echo(_scope_line(name, variant, matches))
     if not rows:
         typer.echo("no matches stored yet")
         return
     typer.echo(tabulate([_table_row(r) for r in rows], headers=TABLE_HEADERS, tablefmt=fmt, floatfmt=".2f",
-                        disable_numparse=[1, 2]))
+                        disable_numparse=[1, 2, 5, 6, 7]))
+    for line in _uncertainty_notes(rows, groups):
+        typer.echo(line)
 
 
-def _ranking(db: Path, tournament: str | None, variant: str | None) -> tuple[str, list[Standing], int]:
-    """The tournament's name, its standings and how many matches they rest on."""
+def _uncertainty_notes(rows: list[Standing], groups: int) -> list[str]:
+    """What the intervals rest on, and which neighbours the data cannot yet order."""
+    names = [r.version.bot for r in rows]
+    unsure = [f"{names[k]} / {names[k + 1]}" for k, r in enumerate(rows) if r.separated is False]
+    independent = counted(groups, "independent deal group")
+    if groups < MIN_GROUPS:
+        return ["", f"only {independent}: too few to say how sure this order is (at least {MIN_GROUPS} needed); "
+                    "play more deals."]
+    lines = ["", f"intervals and ranks: 95%, resampling whole deals ({independent})."]
+    if len(rows) < 2:
+        return lines
+    if unsure:
+        lines.append(f"not yet separated (? above): {', '.join(unsure)}; more deals would tell.")
+    else:
+        lines.append("every line is ahead of the next at 95%.")
+    return lines
+
+
+def _ranking(db: Path, tournament: str | None, variant: str | None) -> tuple[str, list[Standing], int, int]:
+    """The tournament's name, its standings, and how many matches and deal groups they rest on."""
     with open_store(db) as store:
         name = pick_tournament(store, tournament)
-        return name, standings(store, name, variant), store.count(name, variant)
+        return (name, standings(store, name, variant), store.count(name, variant),
+                ranking_groups(store, name, variant))
 
 
 def _table_row(row: Standing) -> list[object]:
     version = row.version
     return [
         row.rank, version.bot, f"{version.manifest.get('version', '?')} {version.hash[:8]}",
-        row.rating.conservative, row.rating.mu, row.rating.sigma, row.matches, row.wins, row.average_placement,
-        row.faults,
+        row.rating.conservative, row.rating.mu,
+        "-" if row.interval is None else f"{row.interval[0]:.1f} to {row.interval[1]:.1f}",
+        _rank_text(row.ranks), _ahead_text(row), row.matches, row.wins, row.average_placement, row.faults,
     ]
+
+
+def _rank_text(ranks: tuple[int, int] | None) -> str:
+    if ranks is None:
+        return "-"
+    return str(ranks[0]) if ranks[0] == ranks[1] else f"{ranks[0]}-{ranks[1]}"
+
+
+def _ahead_text(row: Standing) -> str:
+    if row.ahead_of_next is None:
+        return ""
+    return f"{_percent(row.ahead_of_next)}{'' if row.separated else ' ?'}"
 
 
 # -- crosstable ---------------------------------------------------------------------------
 
-CROSSTABLE_FIELDS = ("bot", "opponent", "wins", "ties", "losses", "share")
+CROSSTABLE_FIELDS = ("bot", "opponent", "wins", "ties", "losses", "share", "stronger")
 
 
 @app.command("crosstable")
@@ -153,7 +192,7 @@ def crosstable_command(
     as_csv: Csv = False,
 ) -> None:
     """Head-to-head results: how often each bot placed better than, level with, or worse
-    than each other bot it sat at a table with.
+    than each other bot it sat at a table with, and how likely it is the stronger.
 
     Every pair of seats at a table is one meeting, so a four-player match counts for each
     of the six pairs in it.  Rows and columns follow the ranking of `arena table`.
@@ -174,7 +213,9 @@ def crosstable_command(
         typer.echo(tabulate(_matrix(result, share), headers=_matrix_headers(result), disable_numparse=True))
         typer.echo("\ncell: the row bot's " + ("score share against the column bot (a tie counts half)" if share
                    else "wins-ties-losses against the column bot (placed better, same, worse)")
-                   + "; total: its share against everyone; . = never met")
+                   + "; (in brackets) how likely the row bot is the stronger, resampling whole deals (shown "
+                   f"from {MIN_GROUPS} independent deals on); "
+                   "total: its share against everyone; . = never met")
 
 
 def _pairs(result: Crosstable) -> Iterator[dict[str, Any]]:
@@ -184,7 +225,12 @@ def _pairs(result: Crosstable) -> Iterator[dict[str, Any]]:
             record = result.record(a.id, b.id)
             if record is not None:
                 yield {"bot": names[a.id], "opponent": names[b.id], "wins": record[0], "ties": record[1],
-                       "losses": record[2], "share": round(score_share(record), 4)}
+                       "losses": record[2], "share": round(score_share(record), 4),
+                       "stronger": _rounded(result.stronger.get((a.id, b.id)))}
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 def _matrix_headers(result: Crosstable) -> list[str]:
@@ -205,7 +251,9 @@ def _matrix(result: Crosstable, share: bool) -> list[list[object]]:
                 cells.append(".")
             else:
                 wins, ties, losses = wins + record[0], ties + record[1], losses + record[2]
-                cells.append(_percent(score_share(record)) if share else "-".join(map(str, record)))
+                shown = _percent(score_share(record)) if share else "-".join(map(str, record))
+                odds = result.stronger.get((a.id, b.id))
+                cells.append(shown if odds is None else f"{shown} ({_percent(odds)})")
         cells.append(_percent(score_share((wins, ties, losses))) if wins + ties + losses else ".")
         rows.append(cells)
     return rows

@@ -4,22 +4,24 @@ Every match is one free-for-all update: each seat is a team of one, ranked by it
 placement (shared placements are draws).  Matches are rated in schedule order, so a
 tournament that was stopped and resumed rates exactly like one that ran straight through.
 
-The environment is chosen for this game family:
+The environment starts from TrueSkill's defaults (``mu = 25``, ``sigma = 25/3``: conservative
+ratings ``mu - 3 sigma`` start at 0) and is **fitted to each ranking's own matches**:
 
-- ``mu = 25``, ``sigma = 25/3``, ``beta = 25/6``: TrueSkill's defaults; conservative
-  ratings (``mu - 3 sigma``) start at 0.
-- ``draw_probability = 0.10``: shared placements are common in elimination games (players
-  knocked out in the same round share a place) and at the round cap; about one pair of
-  neighbouring placements in ten is shared in the bundled tournaments, and too low a value
-  makes every shared place a large surprise.
+- ``draw_probability``: the share of pairs of seats (of different bots) that shared a
+  placement; elimination games share places often, points games rarely.
+- ``beta``, the performance noise: how much one match says about skill.  In Thirty-One the
+  cards decide much of each match, so the default (``sigma / 2``) overstates what a match
+  shows.  It is chosen from a grid (the default times 2^(k/2), k = -2..6) by the
+  prequential likelihood: every pair's result is predicted from the ratings before the
+  match, and the beta that predicts the matches best is kept.
 - ``tau = 0``: no dynamics.  TrueSkill's default ``tau`` (25/300) adds variance before
   every match so that a person's rating can follow a skill that changes; a bot version is
   a fixed program (changed code is a new version, a new entrant), so its skill is one
   number to estimate, as in the static models chess-engine testers use (BayesElo, Ordo).
-  The default ``tau`` also keeps sigma from shrinking much below 0.7 however many matches
-  are played (0.68 after 192 four-player matches, against 0.40 without it), so a
-  difference between two bots that the matches make clear never shows in their
-  conservative ratings.
+
+TrueSkill's sigma is no confidence statement about the order (it shrinks as if every
+match were a clean measurement); the intervals the tables show come from
+:mod:`arena.tournament.stats`.
 
 The float backend can fail on extreme ratings (``FloatingPointError``); the update is then
 redone with the ``mpmath`` backend.
@@ -27,21 +29,63 @@ redone with the ``mpmath`` backend.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Final
 
 import trueskill
 
 from arena.tournament.store import MatchRecord, Store
 
-__all__ = ["ENVIRONMENT", "Rating", "conservative", "quality", "rate", "ratings", "scope"]
+__all__ = [
+    "DEFAULT", "Environment", "Rating", "conservative", "environment", "fit_environment",
+    "quality", "rate", "ratings", "scope",
+]
 
 MU: Final = 25.0
 SIGMA: Final = MU / 3
-ENVIRONMENT: Final = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=0.0, draw_probability=0.10)
-_PRECISE: Final = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=0.0, draw_probability=0.10,
-                                      backend="mpmath")
+BETA: Final = SIGMA / 2
+FIT_MATCHES: Final = 2000
+"""The environment is fitted on at most this many matches (the first, in schedule order)."""
+_BETA_GRID: Final = tuple(BETA * 2 ** (k / 2) for k in range(-2, 7))
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The TrueSkill settings a ranking is rated with."""
+
+    beta: float
+    draw: float
+
+    @property
+    def model(self) -> trueskill.TrueSkill:
+        """The ``trueskill`` environment itself."""
+        return _environment(self.beta, self.draw, "")
+
+    def rate(self, teams: list[tuple[trueskill.Rating]], ranks: list[int]) -> list[tuple[trueskill.Rating]]:
+        """TrueSkill's update; redone with the ``mpmath`` backend when floats fail."""
+        try:
+            return list(_environment(self.beta, self.draw, "").rate(teams, ranks=ranks))
+        except FloatingPointError:
+            return list(_environment(self.beta, self.draw, "mpmath").rate(teams, ranks=ranks))
+
+
+_ENVIRONMENTS: dict[tuple[float, float, str], trueskill.TrueSkill] = {}
+
+
+def _environment(beta: float, draw: float, backend: str) -> trueskill.TrueSkill:
+    key = (beta, draw, backend)
+    env = _ENVIRONMENTS.get(key)
+    if env is None:
+        env = _ENVIRONMENTS[key] = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=beta, tau=0.0,
+                                                       draw_probability=draw, backend=backend or None)
+    return env
+
+
+DEFAULT: Final = Environment(BETA, 0.10)
+"""Before any match is known (the league's pairing, an empty ranking)."""
 
 
 @dataclass(frozen=True)
@@ -63,19 +107,17 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def rate(matches: Iterable[MatchRecord], start: dict[int, Rating] | None = None) -> dict[int, Rating]:
+def rate(matches: Iterable[MatchRecord], start: dict[int, Rating] | None = None,
+         env: Environment = DEFAULT) -> dict[int, Rating]:
     """Ratings per bot version after every match, in the order given, from ``start``
     (default: everyone new)."""
     state = {v: trueskill.Rating(r.mu, r.sigma) for v, r in (start or {}).items()}
     played = {v: r.matches for v, r in (start or {}).items()}
     for match in matches:
         versions = [s.version for s in match.seats]
-        teams = [(state.get(v) or ENVIRONMENT.create_rating(),) for v in versions]
+        teams = [(state.get(v) or trueskill.Rating(MU, SIGMA),) for v in versions]
         ranks = [s.placement for s in match.seats]
-        try:
-            updated = ENVIRONMENT.rate(teams, ranks=ranks)
-        except FloatingPointError:
-            updated = _PRECISE.rate(teams, ranks=ranks)
+        updated = env.rate(teams, ranks)
         for version, (rating,) in zip(versions, updated):
             state[version] = trueskill.Rating(float(rating.mu), float(rating.sigma))
             played[version] = played.get(version, 0) + 1
@@ -85,7 +127,53 @@ def rate(matches: Iterable[MatchRecord], start: dict[int, Rating] | None = None)
 def quality(ratings: Iterable[Rating]) -> float:
     """TrueSkill's match quality of a free-for-all table (the draw probability, 0..1):
     high when the players are evenly matched and well known."""
-    return float(ENVIRONMENT.quality([(trueskill.Rating(r.mu, r.sigma),) for r in ratings]))
+    return float(DEFAULT.model.quality([(trueskill.Rating(r.mu, r.sigma),) for r in ratings]))
+
+
+def fit_environment(matches: Sequence[MatchRecord]) -> Environment:
+    """The draw probability and beta that describe these matches best (module docstring)."""
+    chosen = matches[:FIT_MATCHES]
+    pairs = ties = 0
+    for match in chosen:
+        seats = match.seats
+        for i, a in enumerate(seats):
+            for b in seats[i + 1:]:
+                if a.version != b.version:
+                    pairs += 1
+                    ties += a.placement == b.placement
+    if not pairs:
+        return DEFAULT
+    draw = min(max(ties / pairs, 0.01), 0.6)
+    best = max(_BETA_GRID, key=lambda beta: _predictive(chosen, Environment(beta, draw)))
+    return Environment(best, draw)
+
+
+def _predictive(matches: Sequence[MatchRecord], env: Environment) -> float:
+    """Log-likelihood of every pair's result, each predicted from the ratings before its match."""
+    unit = NormalDist()
+    margin = unit.inv_cdf((env.draw + 1) / 2) * math.sqrt(2) * env.beta
+    state: dict[int, trueskill.Rating] = {}
+    total = 0.0
+    for match in matches:
+        seats = match.seats
+        teams = [(state.get(s.version) or trueskill.Rating(MU, SIGMA),) for s in seats]
+        for i, a in enumerate(seats):
+            for j in range(i + 1, len(seats)):
+                b = seats[j]
+                if a.version == b.version:
+                    continue
+                ra, rb = teams[i][0], teams[j][0]
+                spread = math.sqrt(2 * env.beta ** 2 + ra.sigma ** 2 + rb.sigma ** 2)
+                lead = float(ra.mu - rb.mu)
+                if a.placement == b.placement:
+                    p = unit.cdf((margin - lead) / spread) - unit.cdf((-margin - lead) / spread)
+                else:
+                    sign = 1.0 if a.placement < b.placement else -1.0
+                    p = unit.cdf((sign * lead - margin) / spread)
+                total += math.log(max(p, 1e-12))
+        for s, (rating,) in zip(seats, env.rate(teams, [s.placement for s in seats])):
+            state[s.version] = rating
+    return total
 
 
 def scope(tournament: str, variant: str | None = None) -> str:
@@ -99,8 +187,18 @@ def ratings(store: Store, tournament: str, variant: str | None = None, *, fresh:
     key = scope(tournament, variant)
     stored = store.count(tournament, variant)
     cached = None if fresh else store.cached_ratings(key)
-    if cached is not None and cached[1] == stored:
+    if cached is not None and cached[1] == stored and store.cached_environment(key) is not None:
         return {v: Rating(mu, sigma, n) for v, (mu, sigma, n) in cached[0].items()}
-    result = rate(store.matches(tournament, variant))
-    store.save_ratings(key, {v: (r.mu, r.sigma, r.matches) for v, r in result.items()}, stored)
+    matches = list(store.matches(tournament, variant))
+    env = fit_environment(matches)
+    result = rate(matches, env=env)
+    store.save_ratings(key, {v: (r.mu, r.sigma, r.matches) for v, r in result.items()}, stored,
+                       (env.beta, env.draw))
     return result
+
+
+def environment(store: Store, tournament: str, variant: str | None = None) -> Environment:
+    """The environment the ratings of ``tournament`` (or one variant) are rated with."""
+    ratings(store, tournament, variant)
+    fitted = store.cached_environment(scope(tournament, variant))
+    return Environment(*fitted) if fitted else DEFAULT

@@ -124,6 +124,13 @@ MIGRATIONS: Final = (
     );
     ALTER TABLE matches ADD COLUMN deal INTEGER;
     """,
+    # 4: each ranking's TrueSkill environment is fitted to its own matches and cached with it
+    """
+    ALTER TABLE rated ADD COLUMN beta REAL;
+    ALTER TABLE rated ADD COLUMN draw REAL;
+    DELETE FROM ratings;
+    DELETE FROM rated;
+    """,
 )
 
 
@@ -553,8 +560,10 @@ class Store:
 
     # -- the ratings cache -------------------------------------------------------------
 
-    def save_ratings(self, scope: str, ratings: dict[int, tuple[float, float, int]], matches: int) -> None:
-        """Replace the cached ratings of ``scope`` (version -> (mu, sigma, matches rated))."""
+    def save_ratings(self, scope: str, ratings: dict[int, tuple[float, float, int]], matches: int,
+                     environment: tuple[float, float] | None = None) -> None:
+        """Replace the cached ratings of ``scope`` (version -> (mu, sigma, matches rated)) and
+        the (beta, draw probability) they were rated with."""
         with self._transaction():
             self._db.execute("DELETE FROM ratings WHERE scope = ?", (scope,))
             self._db.executemany(
@@ -562,8 +571,9 @@ class Store:
                 [(scope, v, mu, sigma, n) for v, (mu, sigma, n) in ratings.items()],
             )
             self._db.execute(
-                "INSERT INTO rated (scope, matches) VALUES (?, ?)"
-                " ON CONFLICT (scope) DO UPDATE SET matches = excluded.matches", (scope, matches)
+                "INSERT INTO rated (scope, matches, beta, draw) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (scope) DO UPDATE SET matches = excluded.matches, beta = excluded.beta,"
+                " draw = excluded.draw", (scope, matches, *(environment or (None, None)))
             )
 
     def cached_ratings(self, scope: str) -> tuple[dict[int, tuple[float, float, int]], int] | None:
@@ -574,6 +584,13 @@ class Store:
         ratings = {r["version"]: (r["mu"], r["sigma"], r["matches"])
                    for r in self._db.execute("SELECT * FROM ratings WHERE scope = ?", (scope,))}
         return ratings, int(row["matches"])
+
+    def cached_environment(self, scope: str) -> tuple[float, float] | None:
+        """The (beta, draw probability) the cached ratings of ``scope`` were rated with."""
+        row = self._db.execute("SELECT beta, draw FROM rated WHERE scope = ?", (scope,)).fetchone()
+        if row is None or row["beta"] is None:
+            return None
+        return float(row["beta"]), float(row["draw"])
 
 
 class _Transaction:

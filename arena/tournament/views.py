@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.text import counted
-from arena.tournament.ratings import Rating, ratings
+from arena.tournament.ratings import Rating, environment, ratings
+from arena.tournament.stats import group_key, rating_points, uncertainty
 from arena.tournament.store import MatchRecord, Store, VersionRow, decompress_log
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "labels",
     "open_store",
     "pick_tournament",
+    "ranking_groups",
     "replay",
     "rerate",
     "score_share",
@@ -96,7 +98,8 @@ class _Tally:
 
 
 STANDING_FIELDS = (
-    "rank", "bot", "hash", "version", "rating", "mu", "sigma", "matches", "wins", "average_placement", "faults",
+    "rank", "bot", "hash", "version", "rating", "mu", "sigma", "mu_low", "mu_high", "rank_best", "rank_worst",
+    "ahead_of_next", "matches", "wins", "average_placement", "faults",
 )
 """The columns of a ranking as data (``arena table --json`` / ``--csv``), in order."""
 
@@ -115,6 +118,19 @@ class Standing:
     """Matches it placed first in (shared first places count)."""
     faults: int
     placement_sum: int
+    interval: tuple[float, float] | None
+    """95% interval of ``mu`` (:mod:`arena.tournament.stats`: deal-group bootstrap); None
+    while too few deals were played to say."""
+    ranks: tuple[int, int] | None
+    """The best and worst rank it holds in the middle 95% of the bootstrap."""
+    ahead_of_next: float | None
+    """How sure the data are that it is stronger than the next line (the bootstrap's share;
+    None on the last line, and while too few deals were played)."""
+
+    @property
+    def separated(self) -> bool | None:
+        """Whether the data put it ahead of the next line at 95% (two-sided)."""
+        return None if self.ahead_of_next is None else self.ahead_of_next > 0.975
 
     @property
     def average_placement(self) -> float:
@@ -131,6 +147,11 @@ class Standing:
             "rating": round(self.rating.conservative, 4),
             "mu": round(self.rating.mu, 4),
             "sigma": round(self.rating.sigma, 4),
+            "mu_low": None if self.interval is None else round(self.interval[0], 4),
+            "mu_high": None if self.interval is None else round(self.interval[1], 4),
+            "rank_best": None if self.ranks is None else self.ranks[0],
+            "rank_worst": None if self.ranks is None else self.ranks[1],
+            "ahead_of_next": None if self.ahead_of_next is None else round(self.ahead_of_next, 4),
             "matches": self.matches,
             "wins": self.wins,
             "average_placement": round(self.average_placement, 4),
@@ -156,15 +177,29 @@ def standings(store: Store, tournament: str, variant: str | None = None) -> list
     """The ranking of ``tournament`` (or of one of its variants), best conservative rating
     first; ties in rating are ordered by mu, then by name."""
     check_variant(store, tournament, variant)
-    tallies = _tally(store.matches(tournament, variant))
+    matches = list(store.matches(tournament, variant))
+    tallies = _tally(matches)
     rated = ratings(store, tournament, variant)  # after the tally: it covers every match tallied
     rows = [(store.version(v), rated[v], t) for v, t in tallies.items()]
     rows.sort(key=lambda r: (-_rank_key(r[1]), -r[1].mu, r[0].bot, r[0].hash))
     keys = [_rank_key(r[1]) for r in rows]
-    return [
-        Standing(1 + sum(k > key for k in keys), version, rating, t.matches, t.wins, t.faults, t.placements)
-        for (version, rating, t), key in zip(rows, keys)
-    ]
+    spread = uncertainty(matches, [r[0].id for r in rows])
+    points = rating_points(environment(store, tournament, variant).beta)
+    result = []
+    for k, ((version, rating, t), key) in enumerate(zip(rows, keys)):
+        interval = ranks = ahead = None
+        if spread.enough:
+            low, high = spread.shift(k)
+            interval, ranks = (rating.mu + points * low, rating.mu + points * high), spread.rank_range(k)
+            ahead = spread.stronger(k, k + 1) if k + 1 < len(rows) else None
+        result.append(Standing(1 + sum(other > key for other in keys), version, rating, t.matches, t.wins,
+                               t.faults, t.placements, interval, ranks, ahead))
+    return result
+
+
+def ranking_groups(store: Store, tournament: str, variant: str | None = None) -> int:
+    """How many independent deal groups the ranking rests on."""
+    return len({group_key(m) for m in store.matches(tournament, variant)})
 
 
 def _rank_key(rating: Rating) -> float:
@@ -186,6 +221,9 @@ class Crosstable:
     """Every version that played, best rated first (the order of the table)."""
     records: dict[tuple[int, int], tuple[int, int, int]]
     """(version a, version b) -> (a better, tied, a worse); stored both ways round."""
+    stronger: dict[tuple[int, int], float]
+    """(version a, version b) -> how likely a is the stronger, by the deal-group bootstrap
+    (empty while too few deals were played to say)."""
 
     def record(self, a: int, b: int) -> tuple[int, int, int] | None:
         """``a``'s (wins, ties, losses) against ``b``; ``None`` if they never met."""
@@ -204,7 +242,11 @@ def crosstable(store: Store, tournament: str, variant: str | None = None) -> Cro
     """Head-to-head records of ``tournament`` (or one variant), ordered like its ranking."""
     order = [s.version for s in standings(store, tournament, variant)]
     counts: dict[tuple[int, int], list[int]] = {}
-    for match in store.matches(tournament, variant):
+    matches = list(store.matches(tournament, variant))
+    spread = uncertainty(matches, [v.id for v in order])
+    stronger = {(a.id, b.id): spread.stronger(i, j) for i, a in enumerate(order) for j, b in enumerate(order)
+                if i != j and spread.enough}
+    for match in matches:
         seats = match.seats
         for i, a in enumerate(seats):
             for b in seats[i + 1 :]:
@@ -214,7 +256,7 @@ def crosstable(store: Store, tournament: str, variant: str | None = None) -> Cro
                 counts.setdefault((a.version, b.version), [0, 0, 0])[1 + outcome] += 1
                 counts.setdefault((b.version, a.version), [0, 0, 0])[1 - outcome] += 1
     records = {pair: (w, t, lost) for pair, (w, t, lost) in counts.items()}
-    return Crosstable(order, records)
+    return Crosstable(order, records, stronger)
 
 
 # -- export -------------------------------------------------------------------------------

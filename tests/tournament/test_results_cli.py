@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.rules import get_variant
-from arena.tournament.ratings import rate, scope
+from arena.tournament.ratings import fit_environment, rate, scope
 from arena.tournament.store import MIGRATIONS, MatchRecord, SeatRecord, Store, compress_log, decompress_log
 from arena.tournament.views import EXPORT_FIELDS, STANDING_FIELDS
 
@@ -92,8 +92,10 @@ def test_table_ranks_the_latest_tournament_by_conservative_rating(db: Path) -> N
     assert sum(r["matches"] for r in rows) == sum(3 + seq % 2 for seq in range(12))  # seats played
     assert {r["bot"]: r["faults"] for r in rows}["alpha"] == 2
     assert {r["version"] for r in rows} == {"2.0", "2.1", "2.2", "2.3"}
-    body = lines[3:]  # the header line, the column names, the rule
+    body = lines[3:7]  # after the header line, the column names and the rule; then the notes
     assert [line.split()[1] for line in body] == [r["bot"] for r in rows]
+    assert lines[8] == "intervals and ranks: 95%, resampling whole deals (12 independent deal groups)."
+    assert all(r["mu_low"] <= r["mu"] <= r["mu_high"] and r["rank_best"] <= r["rank"] + 1 for r in rows)
     assert body[0].split()[2:4] == [rows[0]["version"], rows[0]["hash"][:8]]
     assert body[0].split()[4] == f"{rows[0]['rating']:.2f}"
 
@@ -171,7 +173,7 @@ def test_crosstable_counts_by_hand(tmp_path: Path) -> None:
     assert "1-1-1" in text and "1-0-1" in text and "wins-ties-losses" in text
     assert "50%" in arena("crosstable", "--share", db=path).stdout
     rows = list(csv.DictReader(io.StringIO(arena("crosstable", "--csv", db=path).stdout)))
-    assert len(rows) == 6 and rows[0].keys() == {"bot", "opponent", "wins", "ties", "losses", "share"}
+    assert len(rows) == 6 and rows[0].keys() == {"bot", "opponent", "wins", "ties", "losses", "share", "stronger"}
 
 
 def test_show_replays_every_round_to_the_final_placements(db: Path) -> None:
@@ -251,7 +253,7 @@ def test_export_writes_a_row_per_match_seat(db: Path, tmp_path: Path) -> None:
 
 def test_rerate_recomputes_the_cached_ratings(db: Path) -> None:
     with Store(db) as store:
-        store.save_ratings(scope("summer"), {1: (50.0, 1.0, 12)}, 12)  # a wrong cache covering every match
+        store.save_ratings(scope("summer"), {1: (50.0, 1.0, 12)}, 12, (4.0, 0.1))  # a wrong cache covering every match
     result = arena("rerate", db=db)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
@@ -261,7 +263,8 @@ def test_rerate_recomputes_the_cached_ratings(db: Path) -> None:
     with Store(db) as store:
         for tournament, variant in (("summer", None), ("summer", "banking"), ("summer", "scat"), ("spring", None)):
             cached = store.cached_ratings(scope(tournament, variant))
-            expected = rate(store.matches(tournament, variant))
+            matches = list(store.matches(tournament, variant))
+            expected = rate(matches, env=fit_environment(matches))
             assert cached is not None
             assert cached[0] == {v: (r.mu, r.sigma, r.matches) for v, r in expected.items()}
             assert cached[1] == store.count(tournament, variant)
@@ -275,13 +278,16 @@ def test_ratings_cached_by_an_older_arena_are_dropped_and_recomputed(db: Path) -
     with sqlite3.connect(db) as raw:  # back to schema 1: later migrations' tables and columns go
         raw.execute("DROP TABLE deal_keys")
         raw.execute("ALTER TABLE matches DROP COLUMN deal")
+        raw.execute("ALTER TABLE rated DROP COLUMN beta")
+        raw.execute("ALTER TABLE rated DROP COLUMN draw")
         raw.execute("PRAGMA user_version = 1")
     with Store(db) as store:
         assert store.schema_version == len(MIGRATIONS) and store.cached_ratings(scope("summer")) is None
     result = arena("table", "--tournament", "summer", "--json", db=db)
     assert result.returncode == 0, result.stderr
     with Store(db) as store:
-        expected = rate(store.matches("summer"))
+        matches = list(store.matches("summer"))
+        expected = rate(matches, env=fit_environment(matches))
     assert sorted(r["mu"] for r in json.loads(result.stdout)["standings"]) == pytest.approx(
         sorted(r.mu for r in expected.values()), abs=0.01)
 

@@ -10,7 +10,7 @@ import pytest
 
 from arena.rules import get_variant
 from arena.rules.game import MatchState
-from arena.tournament.ratings import rate, ratings, scope
+from arena.tournament.ratings import Rating, fit_environment, rate, ratings, scope
 from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, compress_log
 from arena.tournament.views import (
     EXPORT_FIELDS,
@@ -114,7 +114,7 @@ def test_the_default_tournament_is_the_latest_and_unknown_ones_are_named(store: 
     assert pick_tournament(store, None) == "new"
     add(store, "old", 0, "scat", [a, a])  # a newer match makes "old" the latest
     assert pick_tournament(store, None) == "old"
-    with pytest.raises(ResultsError, match=r"no tournament 'nope' .*known: old \(1 matches\), new \(0 matches\)"):
+    with pytest.raises(ResultsError, match=r"no tournament 'nope' .*known: old \(1 match\), new \(0 matches\)"):
         pick_tournament(store, "nope")
 
 
@@ -184,16 +184,22 @@ def test_replay_as_one_seat_hides_the_others_cards(store: Store) -> None:
         replay(store, record.id[:-3])
 
 
+def fitted(store: Store, tournament: str, variant: str | None = None) -> dict[int, Rating]:
+    """The ratings of the stored matches, rated with the environment fitted to them."""
+    matches = list(store.matches(tournament, variant))
+    return rate(matches, env=fit_environment(matches))
+
+
 def test_rerate_replaces_a_wrong_cache_with_the_ratings_of_the_matches(store: Store) -> None:
     a, b, c = bots(store, "alpha", "beta", "gamma")
     store.save_tournament("t", {})
     for seq in range(4):
         add(store, "t", seq, "scat" if seq % 2 else "banking", [a, b, c][seq % 3:] + [a, b, c][: seq % 3])
-    store.save_ratings(scope("t"), {a: (99.0, 1.0, 4)}, 4)  # a cache that covers the matches but is wrong
+    store.save_ratings(scope("t"), {a: (99.0, 1.0, 4)}, 4, (4.0, 0.1))  # covers the matches but is wrong
     assert ratings(store, "t")[a].mu == 99.0
     assert rerate(store, "t") == {None: 4, "banking": 2, "scat": 2}
-    assert ratings(store, "t") == rate(store.matches("t"))
+    assert ratings(store, "t") == fitted(store, "t")
     for variant in ("banking", "scat"):
         cached = store.cached_ratings(scope("t", variant))
         assert cached is not None and cached[1] == 2
-        assert ratings(store, "t", variant) == rate(store.matches("t", variant))
+        assert ratings(store, "t", variant) == fitted(store, "t", variant)

@@ -1,0 +1,232 @@
+"""How sure a ranking is: intervals, rank ranges, pairwise odds and the sequential test.
+
+Pure functions over stored matches (no I/O).  The cards decide much of every match, so a
+TrueSkill sigma that shrinks as if each match were a clean measurement is no confidence
+statement; and matches that share a deal (its seat rotations, and the other tables dealt
+the same cards) are not independent.  So the uncertainty comes from a **deal-group
+bootstrap**:
+
+* every pair of seats of a match is one comparison (1 for placing better, 0.5 for a
+  shared placement); comparisons are summed per *deal group*, the matches dealt the same
+  cards (same variant, table size and deal);
+* a Bradley-Terry model (strength ``theta``, ``P(i places above j) = 1/(1 + e^(theta_j -
+  theta_i))``) is fitted to the sums by Zermelo's iteration, with a weak prior (one win
+  and one loss against an average player) that keeps a bot that never placed better
+  finite;
+* the deal groups are resampled with replacement ``B`` times and the model refitted: the
+  spread of the refits is the uncertainty, with the dependence inside a group kept.
+
+The table's 95% interval is TrueSkill's ``mu`` plus the bootstrap's 2.5% and 97.5%
+quantiles of ``theta - theta_hat``, expressed in rating points: TrueSkill predicts
+``P(i beats j) = Phi((mu_i - mu_j) / (sqrt(2) beta))`` and the logistic curve is close to
+``Phi(x / 1.702)``, so one unit of ``theta`` is ``sqrt(2) beta / 1.702`` rating points.
+
+The sequential test (``arena test``) is the generalised SPRT that chess-engine testers use:
+per complete deal, the new version's mean comparison score against the base version; its
+log-likelihood ratio between "no better" (score 0.5) and "better by the margin" (0.5 +
+margin) under a normal approximation with the observed variance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.tournament.store import MatchRecord
+
+__all__ = [
+    "LOGISTIC_TO_NORMAL",
+    "MIN_GROUPS",
+    "Sprt",
+    "Uncertainty",
+    "comparisons",
+    "fit_strengths",
+    "group_key",
+    "rating_points",
+    "sprt",
+    "uncertainty",
+]
+
+LOGISTIC_TO_NORMAL: Final = 1.702
+"""``1/(1 + e^-x)`` is within 0.01 of ``Phi(x / 1.702)`` everywhere."""
+MIN_GROUPS: Final = 10
+"""Fewer independent deal groups than this say too little about their own spread: no
+interval, rank range or separation is claimed from them."""
+_PRIOR: Final = 1.0
+"""Virtual comparisons against an average player: one win and one loss each."""
+_ITERATIONS: Final = 400
+_TOLERANCE: Final = 1e-9
+
+Array = npt.NDArray[np.float64]
+
+
+def group_key(match: MatchRecord) -> tuple[object, ...]:
+    """The matches dealt the same cards share this key; a match from a public seed is alone."""
+    if match.deal is None:
+        return ("match", match.id)
+    return (match.variant, len(match.seats), match.deal)
+
+
+def comparisons(matches: Iterable[MatchRecord], versions: Sequence[int]) -> tuple[Array, Array]:
+    """Per deal group, the summed scores ``W[g, i, j]`` of ``versions[i]`` against
+    ``versions[j]`` and the number of comparisons ``N[g, i, j]``."""
+    index = {v: k for k, v in enumerate(versions)}
+    groups: dict[tuple[object, ...], int] = {}
+    rows: list[tuple[int, int, int, float]] = []
+    for match in matches:
+        g = groups.setdefault(group_key(match), len(groups))
+        seats = [(index[s.version], s.placement) for s in match.seats if s.version in index]
+        for a, (i, pi) in enumerate(seats):
+            for j, pj in seats[a + 1:]:
+                if i != j:
+                    score = 1.0 if pi < pj else 0.5 if pi == pj else 0.0
+                    rows.append((g, i, j, score))
+    n = len(versions)
+    wins = np.zeros((max(len(groups), 1), n, n))
+    counts = np.zeros_like(wins)
+    for g, i, j, score in rows:
+        wins[g, i, j] += score
+        wins[g, j, i] += 1.0 - score
+        counts[g, i, j] += 1.0
+        counts[g, j, i] += 1.0
+    return wins, counts
+
+
+def fit_strengths(wins: Array, counts: Array) -> Array:
+    """Bradley-Terry strengths (mean 0) for summed ``wins``/``counts`` of shape
+    ``(..., n, n)``: one fit per leading index, all at once."""
+    n = wins.shape[-1]
+    won = wins.sum(axis=-1) + _PRIOR
+    p = np.ones(wins.shape[:-1])
+    for _ in range(_ITERATIONS):
+        pairs = counts / (p[..., :, None] + p[..., None, :])
+        denominator = pairs.sum(axis=-1) + 2 * _PRIOR / (p + 1.0)
+        updated = won / denominator
+        updated /= np.exp(np.log(updated).mean(axis=-1, keepdims=True))
+        done = np.max(np.abs(updated - p)) < _TOLERANCE
+        p = updated
+        if done:
+            break
+    theta: Array = np.log(p)
+    return theta - theta.mean(axis=-1, keepdims=True) if n else theta
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """What the deal-group bootstrap says about a set of versions (indexed like ``versions``)."""
+
+    versions: tuple[int, ...]
+    theta: Array
+    """Bradley-Terry strengths fitted to all the data (mean 0)."""
+    samples: Array
+    """Refitted strengths, one row per bootstrap resample."""
+    groups: int
+    """Independent deal groups the data holds."""
+
+    @property
+    def enough(self) -> bool:
+        """Whether there are enough deal groups to claim anything (:data:`MIN_GROUPS`)."""
+        return self.groups >= MIN_GROUPS
+
+    def shift(self, i: int, level: float = 0.95) -> tuple[float, float]:
+        """The interval of version ``i``'s strength around its estimate, in theta units."""
+        tail = (1 - level) / 2
+        low, high = np.quantile(self.samples[:, i] - self.theta[i], [tail, 1 - tail])
+        return float(low), float(high)
+
+    def difference(self, i: int, j: int, level: float = 0.95) -> tuple[float, float, float]:
+        """Estimate and percentile interval of ``theta_i - theta_j``."""
+        tail = (1 - level) / 2
+        spread = self.samples[:, i] - self.samples[:, j]
+        low, high = np.quantile(spread, [tail, 1 - tail])
+        return float(self.theta[i] - self.theta[j]), float(low), float(high)
+
+    def stronger(self, i: int, j: int) -> float:
+        """The share of resamples in which ``i`` is the stronger (ties count half)."""
+        a, b = self.samples[:, i], self.samples[:, j]
+        return float(np.mean(a > b) + 0.5 * np.mean(a == b))
+
+    def separated(self, i: int, j: int, level: float = 0.95) -> bool:
+        """Whether the data put ``i`` and ``j`` in a definite order at ``level`` (two-sided)."""
+        p = self.stronger(i, j)
+        return min(p, 1 - p) < (1 - level) / 2
+
+    def rank_range(self, i: int, level: float = 0.95) -> tuple[int, int]:
+        """The ranks ``i`` holds in the middle ``level`` of the resamples (1 = best)."""
+        ranks = 1 + (self.samples > self.samples[:, i:i + 1]).sum(axis=1)
+        tail = (1 - level) / 2
+        low, high = np.quantile(ranks, [tail, 1 - tail], method="inverted_cdf")
+        return int(low), int(high)
+
+
+def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resamples: int = 1000,
+                seed: int = 0) -> Uncertainty:
+    """Fit and bootstrap over deal groups (``seed`` makes the resampling reproducible)."""
+    wins, counts = comparisons(matches, versions)
+    groups = wins.shape[0]
+    theta = fit_strengths(wins.sum(axis=0), counts.sum(axis=0))
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=resamples).astype(float)
+    n = len(versions)
+    flat_w, flat_n = wins.reshape(groups, n * n), counts.reshape(groups, n * n)
+    samples = fit_strengths((weights @ flat_w).reshape(resamples, n, n), (weights @ flat_n).reshape(resamples, n, n))
+    # The bootstrap's spread is short by a factor sqrt((G - 1) / G) with G groups: undo it.
+    samples = theta + (samples - theta) * math.sqrt(groups / max(groups - 1, 1))
+    return Uncertainty(tuple(versions), theta, samples, groups)
+
+
+def rating_points(beta: float) -> float:
+    """Rating points per unit of Bradley-Terry strength, for TrueSkill's ``beta``."""
+    return math.sqrt(2) * beta / LOGISTIC_TO_NORMAL
+
+
+# -- the sequential test -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """The state of a sequential test after some deals."""
+
+    deals: int
+    score: float
+    """Mean comparison score of the new version against the base (0.5: level)."""
+    interval: tuple[float, float]
+    """95% interval of that score."""
+    llr: float
+    lower: float
+    upper: float
+    verdict: str
+    """``better`` (H1 accepted), ``not better`` (H0 accepted) or ``undecided``."""
+
+
+MIN_DEALS: Final = 8
+"""No verdict before this many deals: the variance estimate needs a few."""
+
+
+def sprt(scores: Sequence[float], margin: float, alpha: float = 0.05, beta: float = 0.05) -> Sprt:
+    """The generalised SPRT of H0 "score = 0.5" against H1 "score = 0.5 + margin" over the
+    per-deal ``scores`` (each in 0..1), with error rates ``alpha`` (a false "better") and
+    ``beta`` (a missed gain of the margin); the verdict is the first boundary crossed."""
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    p0, p1 = 0.5, 0.5 + margin
+    llr, verdict, n = 0.0, "undecided", 0
+    total = squares = 0.0
+    for n, x in enumerate(scores, 1):
+        total += x
+        squares += x * x
+        mean = total / n
+        variance = max(squares / n - mean * mean, 1e-4)
+        llr = n * (p1 - p0) * (2 * mean - p0 - p1) / (2 * variance)
+        if n >= MIN_DEALS and (llr >= upper or llr <= lower):
+            verdict = "better" if llr >= upper else "not better"
+            break
+    mean = total / n if n else 0.5
+    spread = math.sqrt(max(squares / n - mean * mean, 0.0) / n) if n > 1 else 0.5
+    z = NormalDist().inv_cdf(0.975)
+    return Sprt(n, mean, (mean - z * spread, mean + z * spread), llr, lower, upper, verdict)
