@@ -4,7 +4,7 @@
 withdraw, run, league, demo) and ``results`` (table, crosstable, show, export, rerate).
 """
 
-from arena.cli import play, results, rules, tournament  # noqa: F401  (each module registers its commands)
+from arena.cli import play, results, rules, strength, tournament  # noqa: F401  (each module registers its commands)
 from arena.cli._app import app
 
 __all__ = ["app"]

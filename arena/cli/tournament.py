@@ -30,6 +30,7 @@ from arena.rules import parse_option_pairs
 from arena.text import counted
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
 from arena.tournament.runner import RunError, RunSummary, run_tournament
+from arena.tournament.settle import Settled, run_settled
 from arena.tournament.spec import load_spec
 from arena.tournament.store import DEFAULT_DB, TIMEOUT_ENV, MatchRecord, Store, StoreError
 from arena.tournament.submit import submit
@@ -62,7 +63,11 @@ class ProgressView:
         self._begun = time.perf_counter()
 
     def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
-        """Draw the bar, already advanced by the matches a previous run stored."""
+        """Draw the bar, already advanced by the matches a previous run stored; a run that
+        grows (``arena test``, a tournament played until settled) extends the same bar."""
+        if self._task is not None:
+            self._progress.update(self._task, total=total or None, completed=done)
+            return
         if done and not self.quiet:
             self.console.print(f"resuming: {done} of {counted(total, 'match')} already stored")
         self._progress.start()
@@ -100,6 +105,15 @@ def _summary_line(summary: RunSummary, seconds: float) -> str:
             f"{counted(summary.faults, 'fault')} in this run; sandbox: {', '.join(summary.sandbox) or '-'}")
 
 
+def _settled_line(settled: Settled, confidence: float, limit: int) -> str:
+    level = f"{100 * confidence:g}%"
+    if settled.settled:
+        return f"settled: every bot is ahead of the next at {level}, after {counted(settled.deals, 'deal')} per table"
+    pairs = ", ".join(f"{a} / {b}" for a, b in settled.unsure) or "too few deals to judge"
+    return (f"not settled at {level} after {counted(settled.deals, 'deal')} per table (the limit is "
+            f"{counted(limit, 'match')}); still unsure: {pairs}")
+
+
 def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool,
                    key_file: Path | None = None) -> None:
     """Run (or resume) a tournament with a progress bar; Ctrl+C stops it keeping what finished."""
@@ -108,8 +122,13 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
     view = ProgressView(spec.name, quiet=quiet)
     begun = time.perf_counter()
     with Store(db) as store:
+        settled = None
         try:
-            summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key)
+            if spec.settle is None:
+                summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key)
+            else:
+                settled = run_settled(spec, store, view, workers=workers, concurrency=concurrency, key=key)
+                summary = settled.summary
         except KeyboardInterrupt:
             view.close()
             stored = store.count(spec.name)
@@ -121,7 +140,10 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
             kept = f"\n(finished matches are kept in {db}; run again to resume)" if view.running else ""
             raise fail(f"{error}{kept}") from None
         view.close()
-    typer.echo(_summary_line(summary, time.perf_counter() - begun) + "\n")
+    typer.echo(_summary_line(summary, time.perf_counter() - begun))
+    if settled is not None and spec.settle is not None:
+        typer.echo(_settled_line(settled, spec.settle.confidence, spec.settle.max_matches))
+    typer.echo("")
     print_table(db, spec.name)
     typer.echo(f"\nmore: arena table -t {spec.name} --variant V, arena crosstable -t {spec.name}, "
                f"arena show MATCH (ids: arena export -t {spec.name})")
@@ -266,6 +288,9 @@ def league(
     concurrency: Concurrency = None,
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
     require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated.")] = "",
+    settle: Annotated[float | None, typer.Option(help="Stop before --matches once every bot is ahead of the "
+                                                 "next in the ranking at this confidence (e.g. 0.95).",
+                                                 min=0.5, max=0.999)] = None,
     quiet: Quiet = False,
 ) -> None:
     """Play continuous league matches among the registered bots, rating them as it goes.
@@ -277,7 +302,7 @@ def league(
     settings = LeagueSettings(
         variant=variant, players=players, matches=matches, options=parse_option_pairs(option or []),
         time=TimeControl(move_ms=move_ms), require=tuple(r.strip() for r in require.split(",") if r.strip()),
-        workers=workers or 0, concurrency=concurrency or 4,
+        workers=workers or 0, concurrency=concurrency or 4, settle=settle,
     )
     view = ProgressView(f"league {variant}", quiet=quiet)
     begun = time.perf_counter()
@@ -294,7 +319,11 @@ def league(
             kept = f"\n(finished league matches are kept in {db})" if view.running else ""
             raise fail(f"{error}{kept}") from None
         view.close()
-    typer.echo(_summary_line(summary, time.perf_counter() - begun) + "\n")
+    typer.echo(_summary_line(summary, time.perf_counter() - begun))
+    if settle is not None:
+        typer.echo(f"settled at {100 * settle:g}%: stopped early" if summary.settled
+                   else f"not settled at {100 * settle:g}% within {counted(matches, 'match')}")
+    typer.echo("")
     print_table(db, LEAGUE, variant)
 
 

@@ -30,6 +30,7 @@ from arena.tournament.runner import (
     tournament_key,
 )
 from arena.tournament.scheduler import Table, plays, rotation_matches
+from arena.tournament.settle import unsettled_pairs
 from arena.tournament.spec import TournamentSpec, VariantPlan
 from arena.tournament.store import MatchRecord, Store, VersionRow
 
@@ -54,6 +55,9 @@ class LeagueSettings:
     require: tuple[str, ...] = ()
     workers: int = 0
     concurrency: int = 4
+    settle: float | None = None
+    """Stop before ``matches`` once every neighbour in the variant's ranking is ordered at
+    this confidence (:mod:`arena.tournament.settle`)."""
 
 
 def choose_table(pool: Sequence[VersionRow], current: dict[int, Rating], played: dict[int, int], size: int,
@@ -141,6 +145,10 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
                 tables.append(Table(f"{LEAGUE}-{settings.variant}-t{first}", settings.variant, spec.variants[0].options,
                                     tuple(group), matches))
             play(run_tables, spec, store, tables, executor, Rated(), summary)
+            if settings.settle is not None and unsettled_pairs(store, LEAGUE, settings.settle,
+                                                               settings.variant) == []:
+                summary.settled = True
+                break
         ratings(store, LEAGUE)
         ratings(store, LEAGUE, settings.variant)
         summary.stored = summary.played

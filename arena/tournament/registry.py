@@ -132,12 +132,25 @@ def bundled_names() -> set[str]:
     return {p.name for p in BOTS_DIR.iterdir() if (p / "bot.toml").is_file()}
 
 
+def _version(store: Store, ref: str) -> VersionRow:
+    """``NAME:HASH``: the registered version of NAME whose hash starts with HASH."""
+    bot, _, prefix = ref.partition(":")
+    found = [v for v in store.versions(bot, withdrawn=True) if prefix and v.hash.startswith(prefix)]
+    if len(found) != 1:
+        known = ", ".join(v.short for v in store.versions(bot, withdrawn=True)) or "none"
+        what = "no" if not found else "more than one"
+        raise ManifestError(f"{what} registered version {ref!r}; versions of {bot!r}: {known}")
+    return found[0]
+
+
 def find(store: Store, ref: str, base: Path | None = None) -> VersionRow | BotManifest:
-    """What an entrant name stands for, registering nothing: a bundled bot's name always
-    means the bundled bot; else a registered bot's newest version, else the manifest of a
-    folder (relative to ``base`` first) or an installed bot.  A withdrawn bot stays out until
-    it is submitted again."""
+    """What an entrant name stands for, registering nothing: ``NAME:HASH`` is that registered
+    version; a bundled bot's name always means the bundled bot; else a registered bot's newest
+    version, else the manifest of a folder (relative to ``base`` first) or an installed bot.
+    A withdrawn bot stays out until it is submitted again."""
     looks_like_path = "/" in ref or ref.startswith(".")
+    if not looks_like_path and ":" in ref:
+        return _version(store, ref)
     if not looks_like_path and ref not in bundled_names():
         latest = store.latest(ref)
         if latest is not None:

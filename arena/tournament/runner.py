@@ -91,6 +91,8 @@ class RunSummary:
     """Tables whose workers kept dying, with how many of their matches were not played."""
     stored: int = 0
     """Scheduled matches the store holds once the run is over (counted there, not added up)."""
+    settled: bool = False
+    """A league run stopped early because its ranking's order was settled."""
 
     @property
     def complete(self) -> bool:

@@ -21,7 +21,7 @@ from arena.referee import FaultPolicy, TimeControl
 from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
 
-__all__ = ["SpecError", "TournamentSpec", "VariantPlan", "load_spec", "parse_spec"]
+__all__ = ["Settle", "SpecError", "TournamentSpec", "VariantPlan", "load_spec", "parse_spec"]
 
 TOURNAMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "tournaments"
 """The bundled tournament files."""
@@ -53,6 +53,11 @@ class _Faults(msgspec.Struct, forbid_unknown_fields=True):
     strikes: Positive = 3
 
 
+class _Settle(msgspec.Struct, forbid_unknown_fields=True):
+    confidence: Annotated[float, msgspec.Meta(gt=0.5, lt=1)] = 0.95
+    max_matches: Positive = 5000
+
+
 class _Variant(msgspec.Struct, forbid_unknown_fields=True):
     name: str
     tables: list[Annotated[int, msgspec.Meta(ge=2)]] = msgspec.field(default_factory=lambda: [4])
@@ -75,6 +80,16 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     time: _Time = msgspec.field(default_factory=_Time)
     faults: _Faults = msgspec.field(default_factory=_Faults)
     limits: _Limits = msgspec.field(default_factory=_Limits)
+    settle: _Settle | None = None
+
+
+@dataclass(frozen=True)
+class Settle:
+    """Keep adding deals until every pair of neighbours in the ranking is ordered at
+    ``confidence`` (two-sided), or ``max_matches`` are stored."""
+
+    confidence: float = 0.95
+    max_matches: int = 5000
 
 
 @dataclass(frozen=True)
@@ -113,6 +128,8 @@ class TournamentSpec:
     policy: FaultPolicy = FaultPolicy()
     limits: Limits = Limits()
     """Each bot's resources (its scratch space's size and files)."""
+    settle: Settle | None = None
+    """Play on until the order is settled (``[settle]``), growing ``deals`` a step at a time."""
     description: str = ""
     source: Path | None = None
     """The file it came from (relative bot folders are resolved against its folder)."""
@@ -132,6 +149,8 @@ class TournamentSpec:
             "time": self.time.to_dict(), "faults": {"policy": self.policy.mode, "strikes": self.policy.strikes},
             "limits": {"scratch_mb": self.limits.scratch_mb, "scratch_files": self.limits.scratch_files},
             "require": list(self.require), "source": str(self.source) if self.source else None,
+            "settle": None if self.settle is None else {"confidence": self.settle.confidence,
+                                                         "max_matches": self.settle.max_matches},
         }
 
 
@@ -216,6 +235,7 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
                          raw.time.ponder, raw.time.min_turn_ms),
         policy=FaultPolicy(raw.faults.policy, raw.faults.strikes), description=raw.description,
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
+        settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
         source=source, text=text,
     )
 

@@ -1,0 +1,89 @@
+"""``arena test``: is one bot version stronger than another?  A sequential test, stored and
+resumable like a tournament (:mod:`arena.tournament.sequential`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli._app import OptionPairs, app, fail, user_errors
+from arena.cli.tournament import INTERRUPTED, Concurrency, DbOption, ProgressView, Workers
+from arena.referee import TimeControl
+from arena.rules import parse_option_pairs
+from arena.tournament.runner import RunError
+from arena.tournament.sequential import TestPlan, run_test, verdict
+from arena.tournament.stats import Sprt
+from arena.tournament.store import DEFAULT_DB, Store, StoreError
+
+
+def _line(result: Sprt) -> str:
+    low, high = result.interval
+    return (f"deals {result.deals}: score {result.score:.3f} ({low:.3f} to {high:.3f}), "
+            f"LLR {result.llr:+.2f} in [{result.lower:.2f}, {result.upper:.2f}]: {result.verdict}")
+
+
+@app.command("test")
+@user_errors
+def test(
+    new: Annotated[str, typer.Argument(help="The version under test: a folder, a bot name, or NAME:HASH.")],
+    base: Annotated[str, typer.Argument(help="The version it must beat (same forms).")],
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant to play.")] = "scat",
+    players: Annotated[int, typer.Option(help="Seats per table: 2 is heads-up; more need --field bots.",
+                                         min=2, max=9)] = 2,
+    field: Annotated[list[str] | None, typer.Option("--field", help="A bot for the other seats (repeat: "
+                                                    "players - 2 of them).")] = None,
+    option: OptionPairs = None,
+    margin: Annotated[float, typer.Option(help="The gain worth finding: NEW's comparison score against BASE "
+                                          "of 0.5 + margin (0.05: placing better 55% of the time).")] = 0.05,
+    alpha: Annotated[float, typer.Option(help="Chance of calling NEW better when it is not.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Chance of missing a real gain of the margin.")] = 0.05,
+    max_deals: Annotated[int, typer.Option(help="Stop undecided after this many deals.", min=8)] = 400,
+    batch: Annotated[int, typer.Option(help="Deals added at a time.", min=1)] = 8,
+    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
+    name: Annotated[str, typer.Option(help="The test's name in the database (default: "
+                                      "test-NEW-BASE-VARIANT-Np).")] = "",
+    show: Annotated[bool, typer.Option("--show", help="Report the stored result; play nothing.")] = False,
+    db: DbOption = DEFAULT_DB,
+    workers: Workers = None,
+    concurrency: Concurrency = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Test whether NEW is stronger than BASE, playing deals until a sequential test (SPRT) decides.
+
+    NEW and BASE play the same deals in every seat rotation.  After each complete deal the
+    log-likelihood ratio (LLR) of "NEW scores 0.5 + margin against BASE" over "NEW is no
+    better" is updated; the test stops at the first deal where it crosses a bound:
+    **better** or **not better**, with the chosen error rates, or **undecided** at
+    --max-deals.  It is stored like a tournament: Ctrl+C and run again to resume, --show to
+    report it later, `arena table -t NAME` for its ranking.  docs/RANKING.md explains it.
+    """
+    try:
+        plan = TestPlan(new, base, variant, players, tuple(field or ()), parse_option_pairs(option or []), margin,
+                        alpha, beta, max_deals, batch, TimeControl(move_ms=move_ms), name)
+    except RunError as error:
+        raise fail(str(error)) from None
+    with Store(db) as store:
+        if show:
+            result = verdict(store, plan)
+            if result is None:
+                raise fail(f"no test {plan.title!r} in {db}: run it first (without --show)")
+            typer.echo(f"{plan.title}: {_line(result)}")
+            return
+        view = ProgressView(plan.title, quiet=quiet)
+        try:
+            result = run_test(plan, store, view, lambda r: view.console.print(_line(r), highlight=False),
+                              workers=workers, concurrency=concurrency)
+        except KeyboardInterrupt:
+            view.close()
+            typer.echo(f"\nstopped: every bot was killed; finished matches are kept in {db}. Run the same "
+                       "command again to resume.", err=True)
+            raise typer.Exit(INTERRUPTED) from None
+        except (RunError, StoreError) as error:
+            view.close()
+            raise fail(str(error)) from None
+        view.close()
+    verdicts = {"better": f"{new} is better than {base} (by at least about the margin {margin})",
+                "not better": f"{new} is not better than {base} by the margin {margin}",
+                "undecided": f"undecided after {result.deals} deals: the data cannot yet tell"}
+    typer.echo(f"{plan.title}: {_line(result)}\n{verdicts[result.verdict]}")

@@ -1,0 +1,131 @@
+"""``arena test NEW BASE``: does one bot version beat another?  Played until a sequential
+test decides (:func:`arena.tournament.stats.sprt`).
+
+The two play the same deals in every seat rotation, heads-up or at tables filled with
+chosen field bots.  The test is an ordinary tournament in the results database (named
+``test-NEW-BASE-VARIANT-Np`` unless named otherwise), grown a batch of deals at a time:
+stored, resumable after Ctrl+C or a crash, and rankable with ``arena table``.  Each
+complete deal gives one number, NEW's mean comparison score against BASE over the deal's
+rotations (1: always placed better, 0.5: level); the test's settings are kept with the
+tournament, so ``arena test --show`` reports the same verdict later.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena.referee import TimeControl
+from arena.rules import get_variant
+from arena.text import counted
+from arena.tournament.runner import Executor, Observer, RunError, run_tournament
+from arena.tournament.spec import TournamentSpec, VariantPlan
+from arena.tournament.stats import Sprt, sprt
+from arena.tournament.store import MatchRecord, Store
+
+__all__ = ["TestPlan", "deal_scores", "run_test", "verdict"]
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """What to test and how sure to be."""
+
+    new: str
+    base: str
+    variant: str = "scat"
+    players: int = 2
+    field_bots: tuple[str, ...] = ()
+    """Bots filling the other seats (``players - 2`` of them)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    margin: float = 0.05
+    """H1: NEW's comparison score against BASE is at least 0.5 + margin."""
+    alpha: float = 0.05
+    """The chance of a "better" verdict when NEW is no better."""
+    beta: float = 0.05
+    """The chance of missing a real gain of the margin."""
+    max_deals: int = 400
+    batch: int = 8
+    """Deals added at a time (the verdict is taken at the first deal that crosses a bound)."""
+    time: TimeControl = TimeControl()
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.players - 2 != len(self.field_bots):
+            raise RunError(f"a {self.players}-player test needs {counted(self.players - 2, 'field bot')} "
+                           f"(--field), not {len(self.field_bots)}")
+        if not 0 < self.margin < 0.5 or not 0 < self.alpha < 0.5 or not 0 < self.beta < 0.5:
+            raise RunError("margin, alpha and beta must each be between 0 and 0.5")
+        get_variant(self.variant).check_players(self.players)
+
+    @property
+    def title(self) -> str:
+        """The tournament's name in the results database."""
+        if self.name:
+            return self.name
+        raw = f"test-{self.new}-{self.base}-{self.variant}-{self.players}p"
+        return re.sub(r"[^A-Za-z0-9_.-]+", "_", raw)
+
+    def spec(self, deals: int) -> TournamentSpec:
+        """The tournament that plays ``deals`` deals (one table: NEW, BASE and the field)."""
+        plan = VariantPlan(get_variant(self.variant), dict(self.options), (self.players,))
+        return TournamentSpec(self.title, (plan,), entrants=(self.new, self.base, *self.field_bots), deals=deals,
+                              time=self.time, description=f"arena test {self.new} {self.base}")
+
+    def settings(self) -> dict[str, Any]:
+        """What the store keeps so that the verdict can be shown again."""
+        kept = asdict(self)
+        kept["time"] = self.time.to_dict()
+        kept["field_bots"] = list(self.field_bots)
+        return kept
+
+
+def deal_scores(matches: Iterable[MatchRecord], new: int, base: int, rotations: int) -> list[float]:
+    """NEW's mean comparison score against BASE per complete deal, in deal order."""
+    by_deal: dict[int, list[float]] = {}
+    for match in matches:
+        seats = {s.version: s.placement for s in match.seats}
+        if match.deal is None or new not in seats or base not in seats:
+            continue
+        a, b = seats[new], seats[base]
+        by_deal.setdefault(match.deal, []).append(1.0 if a < b else 0.5 if a == b else 0.0)
+    return [sum(s) / len(s) for _, s in sorted(by_deal.items()) if len(s) == rotations]
+
+
+def verdict(store: Store, plan: TestPlan) -> Sprt | None:
+    """The test's state from the stored matches (None before its first run)."""
+    stored = store.tournament_spec(plan.title)
+    if not stored or not store.count(plan.title):
+        return None
+    pinned = stored.get("pinned", {})
+    new, base = pinned.get(f"entrant:{plan.new}"), pinned.get(f"entrant:{plan.base}")
+    if new is None or base is None:
+        return None
+    deals = int(stored.get("deals", 1))
+    rotations = max(store.count(plan.title) // max(deals, 1), 1)
+    scheduled = stored.get("scheduled")
+    if isinstance(scheduled, int) and deals:
+        rotations = scheduled // deals
+    return sprt(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha, plan.beta)
+
+
+def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[[Sprt], None], *,
+             workers: int | None = None, concurrency: int | None = None,
+             executor: Executor | None = None) -> Sprt:
+    """Play batches of deals until the test decides or ``max_deals`` are played."""
+    stored = store.tournament_spec(plan.title) or {}
+    deals = max(int(stored.get("deals", 0)), plan.batch)
+    while True:
+        summary = run_tournament(plan.spec(deals), store, observer, workers=workers, concurrency=concurrency,
+                                 executor=executor)
+        kept = store.tournament_spec(plan.title) or {}
+        if kept.get("pinned", {}).get(f"entrant:{plan.new}") == kept.get("pinned", {}).get(f"entrant:{plan.base}"):
+            raise RunError(f"{plan.new} and {plan.base} are the same version: there is nothing to test")
+        store.save_tournament(plan.title, {**kept, "test": plan.settings(), "scheduled": summary.total})
+        result = verdict(store, plan)
+        assert result is not None
+        report(result)
+        if result.verdict != "undecided" or deals >= plan.max_deals or not summary.complete:
+            return result
+        deals = min(deals + plan.batch, plan.max_deals)

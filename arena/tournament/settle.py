@@ -1,0 +1,61 @@
+"""Tournaments that stop when the order is settled (``[settle]`` in a tournament file).
+
+The tournament is played with its file's ``deals``; then, while some pair of neighbours in
+the overall ranking is not ordered at the chosen confidence (:mod:`arena.tournament.stats`)
+and fewer than ``max_matches`` are stored, another ``deals`` deals are added and played.
+The deals grown so far are kept with the tournament, so a resumed run goes on from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from arena.tournament.runner import Executor, Observer, RunSummary, run_tournament
+from arena.tournament.spec import TournamentSpec
+from arena.tournament.store import Store
+from arena.tournament.views import standings
+
+__all__ = ["Settled", "run_settled", "unsettled_pairs"]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """How a settle-run ended."""
+
+    summary: RunSummary
+    deals: int
+    settled: bool
+    unsure: list[tuple[str, str]]
+    """Neighbours the data still cannot order."""
+
+
+def unsettled_pairs(store: Store, tournament: str, confidence: float,
+                    variant: str | None = None) -> list[tuple[str, str]] | None:
+    """Neighbours in the ranking (of one variant, if given) not ordered at ``confidence``;
+    None while too few deals were played to judge."""
+    rows = standings(store, tournament, variant)
+    if any(r.ahead_of_next is None for r in rows[:-1]):
+        return None
+    tail = (1 - confidence) / 2
+    return [(a.version.short, b.version.short) for a, b in zip(rows, rows[1:])
+            if a.ahead_of_next is not None and min(a.ahead_of_next, 1 - a.ahead_of_next) >= tail]
+
+
+def run_settled(spec: TournamentSpec, store: Store, observer: Observer, *, workers: int | None = None,
+                concurrency: int | None = None, executor: Executor | None = None,
+                key: bytes | None = None) -> Settled:
+    """Run ``spec`` (which has a ``settle`` table) until settled or at its match limit."""
+    assert spec.settle is not None
+    step = spec.deals
+    deals = max(step, int((store.tournament_spec(spec.name) or {}).get("deals", 0)))
+    while True:
+        summary = run_tournament(dataclasses.replace(spec, deals=deals), store, observer, workers=workers,
+                                 concurrency=concurrency, executor=executor, key=key)
+        unsure = unsettled_pairs(store, spec.name, spec.settle.confidence)
+        settled = unsure == []
+        stored = store.count(spec.name)
+        more = stored * (deals + step) // max(deals, 1)
+        if settled or not summary.complete or more > spec.settle.max_matches:
+            return Settled(summary, deals, settled, unsure or [])
+        deals += step
