@@ -99,3 +99,10 @@ def test_a_withdrawn_bot_leaves_the_league_and_too_few_bots_are_refused(db: Path
     assert refused.returncode == 2
     assert "the league needs at least 3 registered bots that play scat, it has 2" in refused.stderr
     assert len(outcomes(db, "league")) == 2
+
+
+def test_a_league_asked_to_settle_says_whether_it_did(db: Path) -> None:
+    """random and lucky are the same program: no number of matches orders them, so the league
+    plays every match asked for and says the order is not settled."""
+    out = league(db, "--matches", "6", "--settle", "0.95")
+    assert "league: 6 matches played" in out and "not settled at 95% within 6 matches" in out

@@ -1,0 +1,76 @@
+"""``arena test`` and tournaments that play on until their order is settled, through the CLI
+with real bot processes and a real results database."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tourney import arena, copy_bot, scratch, tournament_file
+
+from arena.botspec import BOTS_DIR
+from arena.tournament.store import Store
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    yield from scratch()
+
+
+def test_a_clearly_better_bot_is_called_better_stored_and_shown_again(home: Path) -> None:
+    db = home / "arena.db"
+    args = ("test", "heuristic", "random", "-v", "scat", "--batch", "8", "--db", db, "-q")
+    first = arena(*args)
+    assert first.returncode == 0, first.stderr
+    assert "heuristic is better than random" in first.stdout
+    line = next(x for x in first.stdout.splitlines() if x.startswith("test-heuristic-random-scat-2p: deals "))
+    assert line.endswith(": better") and "LLR +" in line
+    with Store(db) as store:
+        stored = store.count("test-heuristic-random-scat-2p")
+        kept = store.tournament_spec("test-heuristic-random-scat-2p") or {}
+    assert stored % 2 == 0 and stored >= 16  # whole deals, both seatings each
+    assert kept["test"]["margin"] == 0.05 and kept["test"]["new"] == "heuristic"
+    shown = arena("test", "heuristic", "random", "--db", db, "--show")
+    assert shown.returncode == 0 and shown.stdout.strip() == line
+    again = arena(*args)  # decided already: nothing more is played
+    assert again.returncode == 0 and line in again.stdout
+    with Store(db) as store:
+        assert store.count("test-heuristic-random-scat-2p") == stored
+    table = json.loads(arena("table", "-t", "test-heuristic-random-scat-2p", "--json", "--db", db).stdout)
+    assert [r["bot"] for r in table["standings"]] == ["heuristic", "random"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--players", "3"), "a 3-player test needs 1 field bot (--field), not 0"),
+        (("--margin", "0.7"), "margin, alpha and beta must each be between 0 and 0.5"),
+        (("--show",), "no test 'test-threshold-random-scat-2p'"),
+    ],
+)
+def test_test_mistakes_are_one_clear_line(home: Path, extra: tuple[str, ...], message: str) -> None:
+    done = arena("test", "threshold", "random", "--db", home / "arena.db", *extra)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_settled_tournament_stops_once_its_order_is_clear(home: Path) -> None:
+    path = tournament_file(home, "settling", ["heuristic", "random"], deals=6,
+                           extra="[settle]\nconfidence = 0.95\nmax_matches = 200")
+    db = home / "arena.db"
+    done = arena("run", path, "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    assert "settled: every bot is ahead of the next at 95%, after 12 deals per table" in done.stdout
+    with Store(db) as store:
+        assert store.count("settling") == 24  # 6 deals gave too few groups to judge; 6 more settled it
+        assert (store.tournament_spec("settling") or {})["deals"] == 12
+
+
+def test_an_unsettled_tournament_stops_at_its_limit_and_says_so(home: Path) -> None:
+    twin = copy_bot(BOTS_DIR / "random", home / "twin", name="twin")  # equally strong: never separated
+    path = tournament_file(home, "capped", ["random", twin], deals=10,
+                           extra="[settle]\nconfidence = 0.999\nmax_matches = 30")
+    done = arena("run", path, "--db", home / "arena.db", "-q")
+    assert done.returncode == 0, done.stderr
+    assert "not settled at 99.9% after 10 deals per table (the limit is 30 matches)" in done.stdout

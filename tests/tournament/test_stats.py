@@ -1,0 +1,121 @@
+"""The ranking statistics against cases whose answers are known (arena/tournament/stats.py)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from arena.tournament.ratings import fit_environment
+from arena.tournament.stats import MIN_GROUPS, comparisons, fit_strengths, group_key, sprt, uncertainty
+from arena.tournament.store import MatchRecord, SeatRecord
+
+
+def match(number: int, placements: dict[int, int], deal: int | None, variant: str = "scat") -> MatchRecord:
+    seats = tuple(SeatRecord(version, placement, 0.0) for version, placement in placements.items())
+    return MatchRecord(f"m{number}", "t", number, variant, {}, 0, seats, "over", 1, 1, deal=deal)
+
+
+def heads_up(strengths: list[float], deals: int, rng: random.Random, rotations: int = 2) -> list[MatchRecord]:
+    """Every pair meets on every deal, in ``rotations`` matches, winning by Bradley-Terry odds."""
+    played = []
+    for deal in range(deals):
+        for a in range(len(strengths)):
+            for b in range(a + 1, len(strengths)):
+                for _ in range(rotations):
+                    a_wins = rng.random() < 1 / (1 + math.exp(strengths[b] - strengths[a]))
+                    played.append(match(len(played), {a: 1 if a_wins else 2, b: 2 if a_wins else 1}, deal))
+    return played
+
+
+def test_a_two_bot_fit_recovers_the_odds() -> None:
+    wins = np.array([[0.0, 300.0], [100.0, 0.0]])
+    counts = np.array([[0.0, 400.0], [400.0, 0.0]])
+    theta = fit_strengths(wins, counts)
+    assert theta.sum() == pytest.approx(0.0, abs=1e-9)
+    assert theta[0] - theta[1] == pytest.approx(math.log(3), abs=0.02)  # 3 to 1; the prior barely shrinks it
+
+
+def test_a_bot_that_never_placed_better_stays_finite() -> None:
+    wins = np.array([[0.0, 10.0], [0.0, 0.0]])
+    counts = np.array([[0.0, 10.0], [10.0, 0.0]])
+    theta = fit_strengths(wins, counts)
+    assert np.all(np.isfinite(theta)) and theta[0] > theta[1]
+
+
+def test_matches_dealt_the_same_cards_are_one_group() -> None:
+    dealt = [match(0, {1: 1, 2: 2}, 7), match(1, {1: 2, 3: 1}, 7), match(2, {1: 1, 2: 2}, 8),
+             match(3, {1: 1, 2: 2}, 7, variant="schwimmen"), match(4, {1: 1, 2: 2}, None),
+             match(5, {1: 1, 2: 2}, None)]
+    assert len({group_key(m) for m in dealt}) == 5  # deal 7 of scat is shared; public seeds stand alone
+    wins, counts = comparisons(dealt, [1, 2, 3])
+    assert wins.shape == (5, 3, 3) and counts.sum() == 2 * 6  # each comparison counted both ways
+    assert wins[0, 0, 1] == 1 and wins[0, 2, 0] == 1  # deal 7: 1 beat 2, 3 beat 1
+
+
+def test_ties_count_half_both_ways() -> None:
+    wins, counts = comparisons([match(0, {1: 1, 2: 1}, 0)], [1, 2])
+    assert wins[0, 0, 1] == wins[0, 1, 0] == 0.5 and counts[0, 0, 1] == 1
+
+
+def test_a_clear_ladder_is_ordered_and_separated() -> None:
+    spread = uncertainty(heads_up([1.5, 0.5, -0.5, -1.5], 60, random.Random(3)), [0, 1, 2, 3], resamples=400)
+    assert spread.enough and spread.groups == 60
+    assert list(np.argsort(-spread.theta)) == [0, 1, 2, 3]
+    assert [spread.rank_range(i) for i in range(4)] == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    assert all(spread.separated(i, i + 1) for i in range(3))
+    assert spread.stronger(0, 3) == 1.0 and spread.stronger(3, 0) == 0.0
+
+
+def test_equal_bots_are_not_separated_and_share_rank_ranges() -> None:
+    spread = uncertainty(heads_up([0.0, 0.0, 0.0], 40, random.Random(5)), [0, 1, 2], resamples=400)
+    assert not any(spread.separated(i, j) for i in range(3) for j in range(3) if i != j)
+    assert all(spread.rank_range(i)[1] - spread.rank_range(i)[0] >= 1 for i in range(3))
+
+
+def test_too_few_deals_claim_nothing() -> None:
+    spread = uncertainty(heads_up([2.0, 0.0], MIN_GROUPS - 1, random.Random(1)), [0, 1], resamples=100)
+    assert not spread.enough
+
+
+def test_intervals_cover_the_true_difference() -> None:
+    """Forty replicate tournaments of 30 deals: the 95% interval of the difference holds the
+    true one in most of them (a loose bound: the benchmark measures it precisely)."""
+    truth = [0.6, 0.0, -0.6]
+    covered = 0
+    for replicate in range(40):
+        spread = uncertainty(heads_up(truth, 30, random.Random(replicate)), [0, 1, 2], resamples=300,
+                             seed=replicate)
+        _, low, high = spread.difference(0, 2)
+        covered += low <= truth[0] - truth[2] <= high
+    assert covered >= 34
+
+
+def test_sprt_decides_clear_cases_and_stays_undecided_on_little_data() -> None:
+    assert sprt([1.0, 0.5] * 20, margin=0.05).verdict == "better"
+    assert sprt([0.5, 0.0, 1.0, 0.5] * 100, margin=0.05).verdict == "not better"  # level: about 300 deals
+    short = sprt([1.0, 1.0, 1.0], margin=0.05)
+    assert short.verdict == "undecided" and short.deals == 3
+    stopped = sprt([1.0] * 50, margin=0.05)
+    assert stopped.deals < 50 and stopped.llr >= stopped.upper  # the first deal past the bound
+
+
+def test_sprt_false_alarms_stay_near_alpha() -> None:
+    """Two equal bots heads-up (per deal: the mean of two matches) over 300 tests."""
+    rng = random.Random(11)
+    false = 0
+    for _ in range(300):
+        scores = [(rng.random() < 0.5) / 2 + (rng.random() < 0.5) / 2 for _ in range(400)]
+        false += sprt(scores, margin=0.05).verdict == "better"
+    assert false / 300 <= 0.05 + 0.04
+
+
+def test_the_environment_is_fitted_to_the_matches() -> None:
+    tied = [match(i, {1: 1, 2: 1, 3: 2}, i) for i in range(30)]
+    assert fit_environment(tied).draw == pytest.approx(1 / 3, abs=0.01)
+    rng = random.Random(2)
+    decisive = [match(i, {1: 1, 2: 2}, i) for i in range(60)]
+    noisy = [match(i, {1: 1, 2: 2} if rng.random() < 0.55 else {1: 2, 2: 1}, i) for i in range(60)]
+    assert fit_environment(noisy).beta > fit_environment(decisive).beta
