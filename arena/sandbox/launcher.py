@@ -448,18 +448,33 @@ class Sandbox:
             reads.add(folder)
         return sorted(reads)
 
-    def _import_path(self) -> list[str]:
-        """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
-        home = IMPORT_DIR if self.status["bwrap"].active else str(_PACKAGE.parent)
-        return [home, *map(str, self._sites or _site_dirs())]
+    def _seen(self, folder: Path | None) -> dict[Path, Path]:
+        """Without bubblewrap, where the bot finds what it reads: a folder its user cannot
+        reach is read from a copy (:mod:`arena.sandbox.reach`), longest path first.  With
+        bubblewrap every folder is bound where it is, and this is empty."""
+        if self.status["bwrap"].active:
+            return {}
+        _compile_package()  # the copy carries current bytecode
+        seen = {_PACKAGE.parent: reach.reachable(_PACKAGE.parent, ("arena",))}
+        seen.update({site: reach.reachable(site, SITE_PACKAGES) for site in self._sites or _site_dirs()})
+        if folder is not None:
+            seen[folder] = reach.reachable(folder)
+        return {k: v for k, v in sorted(seen.items(), key=lambda item: -len(str(item[0]))) if k != v}
 
-    def _landlock_rules(self, folder: Path | None, scratch: Path, workshop: bool) -> dict[str, list[str]]:
+    def _import_path(self, seen: dict[Path, Path] | None = None) -> list[str]:
+        """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
+        if self.status["bwrap"].active:
+            return [IMPORT_DIR, *map(str, self._sites or _site_dirs())]
+        return [_translate(str(p), seen or {}) for p in (_PACKAGE.parent, *(self._sites or _site_dirs()))]
+
+    def _landlock_rules(self, folder: Path | None, scratch: Path, workshop: bool,
+                        seen: dict[Path, Path]) -> dict[str, list[str]]:
         reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", str(ALTERNATIVES),
-                 *map(str, self._read_paths(folder))]
+                 *(_translate(str(p), seen) for p in self._read_paths(folder))]
         if self.status["bwrap"].active:
             reads.append(IMPORT_DIR)
         else:  # outside bubblewrap, libraries and settings live in /etc, and arena's parent is listed
-            reads += ["/etc", str(_PACKAGE.parent)]
+            reads += ["/etc", _translate(str(_PACKAGE.parent), seen)]
         writes = [str(scratch), "/dev/null", *([str(folder)] if workshop and folder else [])]
         return {"read": reads, "write": writes}
 
@@ -501,13 +516,13 @@ class Sandbox:
             args += ["--seccomp", str(seccomp_fd)]
         return [*args, "--", *argv]
 
-    def _environment(self, scratch: Path) -> dict[str, str]:
+    def _environment(self, scratch: Path, seen: dict[Path, Path]) -> dict[str, str]:
         return {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": str(scratch),
             "TMPDIR": str(scratch),
             "LANG": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join(self._import_path()),
+            "PYTHONPATH": os.pathsep.join(self._import_path(seen)),
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
         }
@@ -526,6 +541,8 @@ class Sandbox:
         active = self.status
         if (active["landlock"].active or active["bwrap"].active) and not confines_itself:
             argv = [self.python, confine.__file__, "--", *argv]
+        seen = {} if workshop else self._seen(folder)
+        argv = [_translate(arg, seen) for arg in argv]
         if confines_itself:
             _compile_package()
         try:
@@ -553,9 +570,9 @@ class Sandbox:
                                         self._cgroups.v2 if v2 else None,
                                         self._cgroups.freeze and active["freeze"].active)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
-            environment = self._environment(home)
+            environment = self._environment(home, seen)
             if active["landlock"].active:
-                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home, workshop))
+                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home, workshop, seen))
             if active["bwrap"].active:
                 if active["seccomp"].active:
                     seccomp_fd = seccomp.memfd()
@@ -617,6 +634,15 @@ class Sandbox:
                 os.setuid(lease.uid)
 
         return child
+
+
+def _translate(arg: str, seen: dict[Path, Path]) -> str:
+    """``arg`` with a leading path under a key of ``seen`` moved to that key's copy."""
+    for original, moved in seen.items():
+        root = str(original)
+        if arg == root or arg.startswith(root + os.sep):
+            return str(moved) + arg[len(root):]
+    return arg
 
 
 def _give(folder: Path, uid: int, gid: int) -> None:

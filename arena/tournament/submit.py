@@ -108,13 +108,16 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
         variant = get_variant(name)
         progress(f"smoke-testing {name}")
         failure = None
-        async with open_bots([manifest, opponent], time_control=time_control, sandbox=sandbox) as bots:
+        players = max(2, variant.min_players)  # Skat seats three: the bot and random players
+        async with open_bots([manifest] + [opponent] * (players - 1), time_control=time_control,
+                             sandbox=sandbox) as bots:
             for i in range(matches):
-                seats = list(bots) if i % 2 == 0 else list(reversed(bots))
+                seat = 0 if i % 2 == 0 else players - 1  # the bot first, then last
+                seats = list(bots) if seat == 0 else list(bots[1:]) + [bots[0]]
                 seed = SMOKE_SEED + i
                 result = await play_match(variant, seats, seed=seed, match_id=f"smoke-{name}-{i}",
                                           time_control=time_control)
-                ours = [f for f in result.faults if (f.seat == 0) == (i % 2 == 0)]
+                ours = [f for f in result.faults if f.seat == seat]
                 if ours:
                     failure = _describe(ours[0], name, seed)
                     break

@@ -102,9 +102,17 @@ def test_unreadable_and_read_only_folders_of_an_unprivileged_owner(folder: Path)
     os.chown(tree, 65534, 65534)
     (tree / "locked").chmod(0)
     (tree / "readonly").chmod(0o500)
-    code = f"from arena.sandbox import scratch; scratch.remove_tree(__import__('pathlib').Path({str(tree)!r}))"
-    run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    # The module alone, from a copy the unprivileged user can read (the clone may be private),
+    # without the package's __init__, which imports trio from the arena's environment.
+    copy = reach.reachable(Path(scratch.__file__).parent, ("scratch.py", "cgroups.py"))
+    code = ("import sys, types; sys.modules['arena'] = types.ModuleType('arena'); "
+            "sys.modules['arena.sandbox'] = package = types.ModuleType('arena.sandbox'); "
+            f"package.__path__ = [{str(copy)!r}]; "
+            "from arena.sandbox import scratch; "
+            f"scratch.remove_tree(__import__('pathlib').Path({str(tree)!r}))")
+    python = str(Path(sys.executable).resolve())
+    run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", code],
+                         capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert not tree.exists()
 
