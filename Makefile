@@ -26,9 +26,10 @@ bytecode: $(STAMP)
 demo: bytecode            ## install, then run the main job on its embedded default
 	$(VENV)/bin/arena demo
 
-test: bytecode            ## the whole test suite, then the type check
+test: bytecode            ## the whole test suite (doctests included), then the type check and the linter
 	$(PY) -m pytest
 	$(PY) -m mypy
+	$(VENV)/bin/ruff check arena tests benchmarks bots scripts
 
 bench: bytecode           ## speed measurements (not tests)
 	-$(PY) benchmarks/engine.py
@@ -36,7 +37,7 @@ bench: bytecode           ## speed measurements (not tests)
 	-$(PY) benchmarks/tournament.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check arena tests benchmarks
+	$(VENV)/bin/ruff check arena tests benchmarks bots scripts
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis
