@@ -20,6 +20,7 @@ same keys as ``bot.toml``, without ``entry``/``command``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import tomllib
@@ -30,7 +31,7 @@ from typing import Any
 
 from arena.text import has_controls, printable
 
-__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "load_manifest"]
+__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "load_manifest", "manifest_for"]
 
 ENTRY_POINT_GROUP = "arena.bots"
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
@@ -178,3 +179,10 @@ def find_bot(ref: str) -> BotManifest:
     raise ManifestError(
         f"unknown bot {ref!r}: not a folder, a bundled bot or an installed one; known: {', '.join(known)}"
     )
+
+
+def manifest_for(bot: str, path: str | None) -> BotManifest:
+    """The manifest to launch a registered version with: its copy at ``path`` (an installed
+    package's bot when None), under its registered name."""
+    manifest = load_manifest(Path(path)) if path else find_bot(bot)
+    return dataclasses.replace(manifest, name=bot) if manifest.name != bot else manifest

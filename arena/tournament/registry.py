@@ -10,7 +10,6 @@ compiled in advance (a read-only bot cannot write it at start-up).
 from __future__ import annotations
 
 import compileall
-import dataclasses
 import hashlib
 import os
 import shutil
@@ -19,11 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot, load_manifest
+from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot
 from arena.tournament import build
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["IGNORED", "bundled_names", "content_hash", "find", "install", "manifest_for", "registry_dir"]
+__all__ = ["IGNORED", "bundled_names", "content_hash", "find", "install", "registry_dir"]
 
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code."""
@@ -119,12 +118,6 @@ def _manifest_dict(manifest: BotManifest) -> dict[str, object]:
         "description": manifest.description, "variants": list(manifest.variants),
         "module": manifest.module,
     }
-
-
-def manifest_for(bot: str, path: str | None) -> BotManifest:
-    """The manifest to launch a registered version with (its copy, under its registered name)."""
-    manifest = load_manifest(Path(path)) if path else find_bot(bot)
-    return dataclasses.replace(manifest, name=bot) if manifest.name != bot else manifest
 
 
 def bundled_names() -> set[str]:

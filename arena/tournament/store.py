@@ -17,13 +17,10 @@ import os
 import sqlite3
 import struct
 import time
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Self
-
-import msgspec
 
 __all__ = [
     "DEFAULT_DB",
@@ -267,18 +264,6 @@ class MatchRecord:
     def placements(self) -> tuple[int, ...]:
         """Placement per seat."""
         return tuple(s.placement for s in self.seats)
-
-
-def compress_log(events: Sequence[dict[str, Any]]) -> bytes:
-    """The log as stored: compact JSON, zlib level 6 (about 8x smaller).  msgspec encodes
-    it several times faster than the json module, which mattered in long matches."""
-    return zlib.compress(msgspec.json.encode(events), 6)
-
-
-def decompress_log(blob: bytes) -> list[dict[str, Any]]:
-    """The log's events, as the match record wrote them."""
-    events: list[dict[str, Any]] = json.loads(zlib.decompress(blob))
-    return events
 
 
 class Store:

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.text import counted
+from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
 from arena.tournament.stats import group_key, rating_points, uncertainty
-from arena.tournament.store import MatchRecord, Store, VersionRow, decompress_log
+from arena.tournament.store import MatchRecord, Store, VersionRow
 
 __all__ = [
     "Crosstable",

@@ -25,11 +25,11 @@ from typing import Any
 import msgspec
 import trio
 
+from arena.botspec import manifest_for
 from arena.referee import Bot, BotFault, FaultPolicy, SeatTiming, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Limits, Sandbox
-from arena.tournament.registry import manifest_for
-from arena.tournament.store import compress_log
+from arena.tournament.logs import compress_log
 
 __all__ = ["BotRef", "MatchJob", "Played", "Ready", "TableDone", "TableJob", "main"]
 

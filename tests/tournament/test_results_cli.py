@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from arena.rules import get_variant
+from arena.tournament.logs import compress_log, decompress_log
 from arena.tournament.ratings import fit_environment, rate, scope
-from arena.tournament.store import MIGRATIONS, MatchRecord, SeatRecord, Store, compress_log, decompress_log
+from arena.tournament.store import MIGRATIONS, MatchRecord, SeatRecord, Store
 from arena.tournament.views import EXPORT_FIELDS, STANDING_FIELDS
 
 BOTS = ("alpha", "beta", "gamma", "delta")

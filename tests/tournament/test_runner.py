@@ -42,10 +42,11 @@ from tourney import (
 )
 
 from arena.botspec import BOTS_DIR
+from arena.tournament.logs import decompress_log
 from arena.tournament.runner import entrants
 from arena.tournament.scheduler import schedule
 from arena.tournament.spec import load_spec
-from arena.tournament.store import Store, decompress_log
+from arena.tournament.store import Store
 
 ID = re.compile(r"^(?P<table>[^-]+-(?P<variant>[a-z-]+)-(?P<players>\d+)p-[0-9a-f]{8})-d(?P<deal>\d+)r\d+$")
 """A match id, ``T-variant-Np-<hash8>-dDrR`` (these tests name tournaments without dashes)."""

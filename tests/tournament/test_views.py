@@ -10,8 +10,9 @@ import pytest
 
 from arena.rules import get_variant
 from arena.rules.game import MatchState
+from arena.tournament.logs import compress_log
 from arena.tournament.ratings import Rating, fit_environment, rate, ratings, scope
-from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError, compress_log
+from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError
 from arena.tournament.views import (
     EXPORT_FIELDS,
     STANDING_FIELDS,
