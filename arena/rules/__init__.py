@@ -13,11 +13,11 @@ Public API:
 'running flush Q-K-A'
 """
 
-from arena.rules.game import Action, Event, IllegalActionError, MatchState, Outcome, RulesError
+from arena.rules.game import Action, Event, Family, IllegalActionError, MatchState, Outcome, RulesError, Variant
 from arena.rules.hands import HandValue
+from arena.rules.hookmarks import hookimpl
 from arena.rules.options import OptionError, OptionSpec, parse_option_pairs
-from arena.rules.registry import UnknownVariantError, get_variant, hookimpl, variants
-from arena.rules.variant import Family, Variant
+from arena.rules.registry import UnknownVariantError, get_variant, variants
 
 __all__ = [
     "Action",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from arena.rules.empat_satu import EMPAT_SATU
 from arena.rules.fifty_one import FIFTY_ONE
 from arena.rules.fifty_one_chinese import CHINESE_FIFTY_ONE
-from arena.rules.registry import hookimpl
+from arena.rules.game import Variant
+from arena.rules.hookmarks import hookimpl
 from arena.rules.skat import SKAT
 from arena.rules.thirty_one import THIRTY_ONE
-from arena.rules.variant import Variant
 from arena.rules.widow import WIDOW
 
 

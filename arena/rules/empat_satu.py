@@ -15,11 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from arena.cards import NAMES, Card, Stock, card_names
-from arena.rules.game import Action, Event
-from arena.rules.hands import HandValue
+from arena.rules.game import Action, Event, Family
+from arena.rules.hands import HandValue, check_hand
 from arena.rules.net_suit import net_suit_key, net_suit_value, one_suit
 from arena.rules.series import DISCARD, ROUNDS, SeriesState, cap_options
-from arena.rules.variant import Family, check_hand
 
 __all__ = ["EMPAT_SATU", "EmpatSatuFamily", "EmpatSatuState"]
 

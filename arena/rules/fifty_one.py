@@ -14,11 +14,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from arena.cards import NAMES, Card, Stock, card_names, derive_seed
-from arena.rules.game import Action, Event
-from arena.rules.hands import HandValue
+from arena.rules.game import Action, Event, Family
+from arena.rules.hands import HandValue, check_hand
 from arena.rules.net_suit import net_suit_key, net_suit_value
 from arena.rules.series import RESHUFFLE, ROUNDS, SeriesState, cap_options, swap_one_actions
-from arena.rules.variant import Family, check_hand
 
 __all__ = ["FIFTY_ONE", "FiftyOneFamily", "FiftyOneState"]
 

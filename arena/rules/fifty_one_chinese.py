@@ -20,8 +20,8 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena.cards import NAMES, Card, Stock, card_names
-from arena.rules.game import Action, Event
-from arena.rules.hands import HandValue
+from arena.rules.game import Action, Event, Family
+from arena.rules.hands import HandValue, check_hand
 from arena.rules.net_suit import (
     is_clear_count,
     net_suit_key,
@@ -32,7 +32,6 @@ from arena.rules.net_suit import (
 )
 from arena.rules.options import OptionSpec
 from arena.rules.series import DISCARD, SeriesState, cap_options, swap_one_actions
-from arena.rules.variant import Family, check_hand
 
 __all__ = ["CHINESE_FIFTY_ONE", "ChineseFiftyOneFamily", "ChineseFiftyOneState", "hand_points"]
 

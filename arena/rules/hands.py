@@ -12,8 +12,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.cards import POINTS, SUIT_NAMES, Card
+from arena.rules.errors import RulesError
 
-__all__ = ["HandValue", "SUIT_ORDER", "format_value", "special_values", "thirty_one_points", "thirty_one_value"]
+__all__ = [
+    "HandValue",
+    "SUIT_ORDER",
+    "check_hand",
+    "format_value",
+    "special_values",
+    "thirty_one_points",
+    "thirty_one_value",
+]
 
 # Schwimmen's scoring-suit order: clubs > spades > hearts > diamonds (indexed by suit).
 SUIT_ORDER = (3, 0, 1, 2)
@@ -66,6 +75,18 @@ class HandValue:
         if self.of_a_kind != other.of_a_kind:
             return False
         return self.high_key < other.high_key if highest else self.low_key < other.low_key
+
+
+def check_hand(cards: Sequence[Card], size: int, deck: int = 52) -> None:
+    """RulesError unless ``cards`` is a hand of ``size`` distinct cards of the ``deck``-card deck
+    (what every family's :meth:`Family.evaluate` checks first)."""
+    if len(cards) != size:
+        raise RulesError(f"a hand in this game has {size} cards, not {len(cards)}")
+    if len(set(cards)) != size:
+        raise RulesError("a hand cannot hold the same card twice")
+    if deck == 32 and any(c >> 2 < 5 for c in cards):
+        low = " ".join(str(c) for c in cards if c >> 2 < 5)
+        raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
 
 
 def json_number(value: float) -> int | float:

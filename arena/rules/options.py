@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.rules.game import RulesError
+from arena.rules.errors import RulesError
 
 __all__ = ["OptionError", "OptionSpec", "parse_option_pairs", "resolve_options"]
 

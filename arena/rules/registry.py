@@ -8,6 +8,9 @@ editing the arena::
     # pyproject.toml of a plugin package
     [project.entry-points."arena.variants"]
     my_variants = "my_package.variants"      # a module with an @hookimpl arena_variants()
+
+The markers live in :mod:`arena.rules.hookmarks`, so a plugin module (the built-ins too)
+never imports the registry that imports it.
 """
 
 from __future__ import annotations
@@ -17,17 +20,13 @@ import importlib
 
 import pluggy
 
-from arena.rules.game import RulesError
-from arena.rules.variant import Variant
+from arena.rules.game import RulesError, Variant
+from arena.rules.hookmarks import PROJECT, hookimpl, hookspec
 
 __all__ = ["ENTRY_POINT_GROUP", "UnknownVariantError", "get_variant", "hookimpl", "plugin_manager", "variants"]
 
-PROJECT = "arena"
 ENTRY_POINT_GROUP = "arena.variants"
 BUILTIN = "builtin"
-
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class UnknownVariantError(RulesError):

@@ -15,10 +15,9 @@ from functools import cache
 from typing import Any, Final
 
 from arena.cards import CARDS, Card, Seed, Stock, derive_seed, new_deck
-from arena.rules.game import Action, Event, MatchState, Outcome, check_deck
+from arena.rules.game import Action, Event, MatchState, Outcome, Variant, check_deck
 from arena.rules.options import OptionSpec
 from arena.rules.seats import Seats
-from arena.rules.variant import Variant
 
 __all__ = [
     "DEAL",

@@ -18,8 +18,8 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena.cards import CARDS, Card, card_names
-from arena.rules.game import Action, Event, RulesError
-from arena.rules.hands import HandValue
+from arena.rules.game import Action, Event, Family, RulesError, Variant
+from arena.rules.hands import HandValue, check_hand
 from arena.rules.options import OptionSpec
 from arena.rules.series import SeriesState, cap_options
 from arena.rules.skat_values import (
@@ -34,7 +34,6 @@ from arena.rules.skat_values import (
     trick_winner,
 )
 from arena.rules.skat_view import ramsch_result, view
-from arena.rules.variant import Family, Variant, check_hand
 
 __all__ = ["SKAT", "SkatFamily", "SkatState"]
 

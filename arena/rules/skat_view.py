@@ -9,17 +9,42 @@ picking it up; the declarer's hand only when the game is ouvert.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from arena.cards import NAMES, card_names
-
-if TYPE_CHECKING:
-    from arena.rules.skat import SkatState
+from arena.cards import NAMES, Card, card_names
+from arena.rules.skat_values import Contract
 
 __all__ = ["ramsch_result", "view"]
 
 
-def view(state: SkatState, seat: int, phase: str) -> dict[str, Any]:
+class SkatTable(Protocol):
+    """What :func:`view` reads of a Skat match (:class:`arena.rules.skat.SkatState`)."""
+
+    @property
+    def round(self) -> int: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def active(self) -> list[bool]: ...
+
+    players: int
+    dealer: int
+    order: list[int]
+    hands: list[list[Card]]
+    auction: list[tuple[int, str]]
+    bid: int
+    declarer: int | None
+    contract: Contract | None
+    game: str | None
+    kontra: int
+    skat: list[Card]
+    picked: list[Card]
+    trick: list[tuple[int, Card]]
+    tricks: list[tuple[int, tuple[tuple[int, Card], ...]]]
+    scores: list[int]
+
+
+def view(state: SkatTable, seat: int, phase: str) -> dict[str, Any]:
     """``seat``'s observation of ``state`` in ``phase``."""
     moving = phase != "over"
     forehand, middlehand, rearhand = state.order

@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any, Final
 
 from arena.cards import CARDS, NAMES, POINTS, Card, Seed, Stock, card_names, derive_seed, new_deck
-from arena.rules.game import Action, Event, MatchState, Outcome, RulesError, check_deck
+from arena.rules.game import Action, Event, Family, MatchState, Outcome, RulesError, Variant, check_deck
 from arena.rules.hands import (
     ACES_33,
     BLITZ,
@@ -26,7 +26,6 @@ from arena.rules.hands import (
 )
 from arena.rules.options import OptionSpec
 from arena.rules.seats import Seats
-from arena.rules.variant import Family, Variant
 
 __all__ = ["ThirtyOneFamily", "ThirtyOneState", "THIRTY_ONE"]
 

@@ -28,12 +28,11 @@ from typing import Any, Final
 
 from arena.cards import CARDS, NAMES, POINTS, Card, Stock, card_names
 from arena.rules.brag import brag_value
-from arena.rules.game import Action, Event, RulesError
-from arena.rules.hands import ACES_33, BLITZ, HandValue, json_number, thirty_one_value
+from arena.rules.game import Action, Event, Family, RulesError, Variant
+from arena.rules.hands import ACES_33, BLITZ, HandValue, check_hand, json_number, thirty_one_value
 from arena.rules.options import OptionError, OptionSpec
 from arena.rules.seats import Lives
 from arena.rules.series import SeriesState
-from arena.rules.variant import Family, Variant, check_hand
 
 __all__ = ["WIDOW", "WidowFamily", "WidowState"]
 

@@ -1,0 +1,14 @@
+"""The errors the rules engine raises (every module of the engine may raise them, so they
+depend on nothing)."""
+
+from __future__ import annotations
+
+__all__ = ["IllegalActionError", "RulesError"]
+
+
+class RulesError(ValueError):
+    """Base class of every error the rules engine raises."""
+
+
+class IllegalActionError(RulesError):
+    """An action that is not legal in the current state; the state is unchanged."""
