@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.referee import _News
+from arena.referee.news import News
 from arena.rules import get_variant, variants
 
 
@@ -17,7 +17,7 @@ def test_each_seat_is_told_its_own_view_of_every_event_once(name: str) -> None:
     for seed in range(3):
         state = variant.new_match(4, seed=seed)
         rng = random.Random(seed)
-        news = _News(state.log, 4)
+        news = News(state.log, 4)
         told: list[list[bytes]] = [[] for _ in range(4)]
         while not state.is_over:
             seat = state.to_move

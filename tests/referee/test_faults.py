@@ -383,7 +383,7 @@ def test_a_sandbox_the_arena_cannot_set_up_is_not_the_bots_fault(tmp_path: Path)
 
 def test_how_a_bot_died_names_the_signal() -> None:
     """A shell or the sandbox's init reports a bot killed by a signal as status 128 + N."""
-    from arena.referee import _exit_status
+    from arena.referee.session import _exit_status
 
     assert _exit_status(-11) == "killed by SIGSEGV"
     assert _exit_status(139) == "exited with status 139: killed by SIGSEGV (a crash in its own code, e.g. a bad " \

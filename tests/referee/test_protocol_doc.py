@@ -22,7 +22,9 @@ from typing import Any
 from arena import PROTOCOL_VERSION, __version__
 from arena.cards import Card, new_deck, parse_card
 from arena.protocol import encode, encode_raw
-from arena.referee import _DECIDE, EVENT_BUDGET, TimeControl, _News, _split
+from arena.referee import EVENT_BUDGET, TimeControl
+from arena.referee.match import DECIDE
+from arena.referee.news import News, split_news
 from arena.rules import Action, MatchState, get_variant, variants
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
@@ -135,13 +137,13 @@ def keep_clear_count(state: MatchState, rng: random.Random) -> Action:
 
 def play(seen: Seen, name: str, players: int, seed: int, options: Mapping[str, Any] | None = None,
          decks: Sequence[Sequence[Card]] | None = None, choose: Chooser = random_legal) -> None:
-    """One match as the referee plays it (arena/referee.py, ``play_match``), every line a
+    """One match as the referee plays it (arena/referee/match.py, ``play_match``), every line a
     bot would receive handed to ``seen``."""
     variant = get_variant(name)
     where = name if not options else f"{name} {dict(options)}"
     rng = random.Random(f"{name} {players} {seed} {where}")
     state = variant.new_match(players, seed=seed, options=options, decks=decks)
-    news_for = _News(state.log, players).take
+    news_for = News(state.log, players).take
     time_control = TimeControl()
     resolved = variant.resolve(options)
     live = [True] * players
@@ -165,11 +167,11 @@ def play(seen: Seen, name: str, players: int, seed: int, options: Mapping[str, A
         request += 1
         legal = state.legal_actions()
         news = news_for(seat)
-        early, news = _split(news, EVENT_BUDGET)
+        early, news = split_news(news, EVENT_BUDGET)
         for message in early:
             seen.message(message, where)
-        seen.message(_DECIDE % (request, encode_raw(state.observe(seat)),
-                                encode_raw([a.text for a in legal]), 1000, b",".join(news)), where)
+        seen.message(DECIDE % (request, encode_raw(state.observe(seat)),
+                               encode_raw([a.text for a in legal]), 1000, b",".join(news)), where)
         state.apply(choose(state, rng))
     assert state.outcome is not None
     outcome = state.outcome.to_dict()
@@ -177,7 +179,7 @@ def play(seen: Seen, name: str, players: int, seed: int, options: Mapping[str, A
         if live[seat]:
             news = news_for(seat)
             # a seat with too many news gets them first in ``events`` messages: force one here
-            early, news = _split(news, 1) if seat == 0 else _split(news, EVENT_BUDGET)
+            early, news = split_news(news, 1) if seat == 0 else split_news(news, EVENT_BUDGET)
             for message in early:
                 seen.message(message, where)
             seen.message(b"".join((

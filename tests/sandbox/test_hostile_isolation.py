@@ -123,7 +123,7 @@ def snoop_match(box: Sandbox) -> Played:
     sibling = bot_copy("writer")  # another bot's folder, elsewhere under /tmp
     assert bot.folder is not None and sibling.folder is not None
     read = {
-        "arena_package": str(REPO / "arena" / "referee.py"),  # intended: the bot host needs it
+        "arena_package": str(REPO / "arena" / "referee" / "__init__.py"),  # intended: the bot host needs it
         "etc_passwd": "/etc/passwd",
         "etc_shadow": "/etc/shadow",
         "referee_pyproject": str(REPO / "pyproject.toml"),

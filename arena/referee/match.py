@@ -1,0 +1,272 @@
+"""The match loop: plays one match between live bots, one decision at a time.
+
+The rules engine says whose turn it is and what that seat may see; the referee sends
+the seat's bot a ``decide`` request, waits for its reply against the clock, validates
+it strictly, and applies it.  What it keeps of each seat (its bot while it plays, its
+time bank, strikes and thinking time) is one :class:`Seat`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, Final
+
+import trio
+
+from arena.cards import Seed, derive_seed
+from arena.protocol import encode, encode_raw
+from arena.referee.news import EVENT_BUDGET, EVENT_MAX, News, split_news
+from arena.referee.records import BotFault, Fault, FaultPolicy, MatchResult, SeatTiming, TimeControl
+from arena.referee.session import OFF_TURN_GRACE_MS, Bot, timeout_fault
+from arena.rules import Action, MatchState, Variant
+
+__all__ = ["DECIDE", "SUBSTITUTE", "Seat", "play_match"]
+
+SUBSTITUTE: Final = 0x5EED
+"""derive_seed label of the generator that picks a substituted bot's random actions."""
+DECIDE: Final = b'{"type":"decide","id":%d,"observation":%s,"legal":%s,"time_left_ms":%d,"events":[%s]}\n'
+"""A ``decide`` request as ``DECIDE % (id, observation, legal, time_left_ms, events)``."""
+_text: Final = attrgetter("text")
+
+
+@dataclass(slots=True, eq=False)
+class Seat:
+    """One seat of a match, and what the referee keeps of it while the match is played."""
+
+    number: int
+    entrant: Bot | BotFault
+    """Who took the seat: its bot, or the fault that stopped the bot starting."""
+    bot: Bot | None
+    """Its bot while it plays: None once out of the match (or if it never started)."""
+    bank_ms: float
+    """Its time bank, in ms (not whole ms: ``time_left_ms`` is then exact)."""
+    accounting: bool = False
+    """Whether its bot's CPU time is counted (the cgroup layer): one read per decision."""
+    pondering: bool = False
+    """Whether the CPU its bot uses between its turns is charged to its clock (counted,
+    and not frozen)."""
+    cpu_mark: int = 0
+    """Its bot's CPU counter (ns) where the referee last read it."""
+    timing: SeatTiming = field(default_factory=SeatTiming)
+    """Its decisions and thinking time."""
+    strikes: int = 0
+    """Its faults so far."""
+    first: bool = True
+    """Whether its first decision of the match is still to come (it has extra time)."""
+
+    @classmethod
+    def taken_by(cls, number: int, entrant: Bot | BotFault, bank_ms: float) -> Seat:
+        """Seat ``number`` at the start of a match, taken by ``entrant``."""
+        if isinstance(entrant, BotFault):
+            return cls(number, entrant, None, bank_ms)
+        accounting = entrant.sandboxed.accounts_cpu
+        return cls(number, entrant, entrant, bank_ms, accounting, accounting and not entrant.freezes,
+                   entrant.sandboxed.cpu_ns() if accounting else 0)
+
+
+async def play_match(
+    variant: Variant,
+    bots: Sequence[Bot | BotFault],
+    *,
+    seed: Seed,
+    options: Mapping[str, Any] | None = None,
+    match_id: str = "match",
+    time_control: TimeControl = TimeControl(),
+    policy: FaultPolicy = FaultPolicy(),
+) -> MatchResult:
+    """Play one match, seat ``i`` taken by ``bots[i]``.
+
+    A :class:`BotFault` in ``bots`` (a bot that failed to start) forfeits that seat at
+    once.  Bots that forfeit are killed; the others stay alive for the caller to reuse.
+    """
+    started = time.perf_counter()
+    state = variant.new_match(len(bots), seed=seed, options=options)
+    table = _Table(state, bots, seed, time_control, policy)
+    resolved = variant.resolve(options)
+    await table.begin(match_id, variant.name, resolved)
+    await table.play()
+    outcome = await table.end(match_id)
+    playing = [bot for bot in bots if isinstance(bot, Bot)]
+    return MatchResult(
+        match_id=match_id,
+        variant=variant.name,
+        options={name: resolved[name] for name in options or {}},
+        seed=seed,
+        bots=[b.label for b in bots],
+        outcome=outcome,
+        faults=table.faults,
+        timings=[seat.timing for seat in table.seats],
+        sandbox=sorted(set.intersection(*(set(b.layers) for b in playing))) if playing else [],
+        events=state.log,
+        duration_s=time.perf_counter() - started,
+        decisions=table.request,
+    )
+
+
+class _Table:
+    """A match in play: the rules engine's state, the seats, and the faults so far."""
+
+    def __init__(self, state: MatchState, bots: Sequence[Bot | BotFault], seed: Seed, time_control: TimeControl,
+                 policy: FaultPolicy) -> None:
+        self.state = state
+        self.time_control = time_control
+        self.policy = policy
+        self.news_for = News(state.log, len(bots)).take
+        self.faults: list[Fault] = []
+        self.seats = [Seat.taken_by(n, bot, float(time_control.bank_ms)) for n, bot in enumerate(bots)]
+        self.substitute = random.Random(derive_seed(seed, SUBSTITUTE))
+        self.request = 0
+        """Decisions asked for so far: the number of the current one (from 1)."""
+
+    async def fault(self, seat: Seat, error: BotFault) -> bool:
+        """Record a fault; True if the seat is now out of the match."""
+        policy = self.policy
+        seat.strikes += 1
+        out = policy.mode == "forfeit" or error.fatal or seat.strikes >= policy.strikes
+        entrant = seat.entrant
+        if not out and isinstance(entrant, Bot):
+            try:
+                await entrant.send(encode({"type": "error", "message": f"{error}; a random legal action was played"}))
+            except BotFault as unreachable:  # it cannot even be told: it is out
+                error = BotFault(error.kind, f"{error.detail}; then {unreachable}")
+                out = True
+        penalty = "forfeit" if policy.mode == "forfeit" else ("disqualified" if out else "substituted")
+        self.faults.append(Fault(seat.number, entrant.label, error.kind, error.detail, self.request, penalty))
+        if out:
+            self.state.forfeit(seat.number)
+            if isinstance(entrant, Bot):
+                seat.bot = None
+                await entrant.close(0)
+        return out
+
+    async def begin(self, match_id: str, variant: str, options: dict[str, Any]) -> None:
+        """Forfeit the seats whose bot did not start; tell the others the match begins."""
+        for seat in self.seats:
+            entrant = seat.entrant
+            if isinstance(entrant, BotFault):
+                self.faults.append(Fault(seat.number, entrant.label, entrant.kind, entrant.detail, 0, "forfeit"))
+                self.state.forfeit(seat.number)
+        players = len(self.seats)
+        for seat in self.seats:
+            player = seat.bot
+            if player is not None:
+                start = {"type": "match_start", "match_id": match_id, "variant": variant, "options": options,
+                         "seat": seat.number, "players": players, "time": self.time_control.to_dict()}
+                try:
+                    await player.send(encode(start))
+                except BotFault as error:
+                    await self.fault(seat, error)
+
+    async def play(self) -> None:
+        """Ask for every decision until the match is over.
+
+        The referee's hot path: what it reads more than once per decision is bound to
+        a local name first."""
+        state, seats, news_for, fault = self.state, self.seats, self.news_for, self.fault
+        clock = time.perf_counter  # cheaper than trio's clock, which only a real wait needs
+        tc = self.time_control
+        move_ms, first_move_ms, min_turn_ms = tc.move_ms, tc.first_move_ms, tc.min_turn_ms
+        while not state.is_over:
+            to_move = state.to_move
+            assert to_move is not None
+            seat = seats[to_move]
+            current = seat.bot
+            if current is None:  # forfeited seats never move again
+                raise RuntimeError(f"seat {to_move} has no bot but is to move")
+            legal = state.legal_actions()
+            self.request = request = self.request + 1
+            if request % 32 == 0:
+                await trio.lowlevel.checkpoint()  # replies often need no wait: let other matches run
+            news = news_for(to_move)
+            budget_ms = move_ms + first_move_ms if seat.first else move_ms
+            charged_ms = 0.0  # CPU it used on others' turns, where it may ponder
+            if seat.pondering:
+                now_ns = current.sandboxed.cpu_ns()
+                charged_ms = (now_ns - seat.cpu_mark) / 1e6
+                seat.cpu_mark = now_ns
+            allowed_ms = budget_ms + seat.bank_ms - charged_ms
+            failure: BotFault | None = None
+            spent = 0.0
+            try:
+                if allowed_ms <= 0:
+                    raise BotFault("timeout", f"used {charged_ms:.0f} ms of CPU on others' turns, more than its "
+                                              f"{budget_ms + seat.bank_ms:.0f} ms left")
+                if len(news) * EVENT_MAX > EVENT_BUDGET:  # perhaps too many for one line
+                    early, news = split_news(news, EVENT_BUDGET)
+                    for message in early:  # a seat that has not decided for long: its news go first
+                        await current.send(message)
+                payload = DECIDE % (request, encode_raw(state.observe(to_move)), encode_raw(list(map(_text, legal))),
+                                    allowed_ms, b",".join(news))
+                began = clock()
+                try:
+                    text = await current.ask(payload, request, began, allowed_ms / 1000)
+                finally:
+                    spent = clock() - began
+                if spent * 1000 > allowed_ms:  # it answered, but late
+                    raise timeout_fault(allowed_ms / 1000)
+                action = _chosen(text, legal)
+            except BotFault as error:
+                failure = error
+            cpu_ns = 0
+            if seat.accounting:  # one read per decision: the counter costs a system call
+                cpu_ns = current.sandboxed.cpu_ns() - seat.cpu_mark
+                seat.cpu_mark += cpu_ns
+            seat.timing.add(spent, cpu_ns / 1e9)
+            if failure is not None and seat.accounting:
+                failure = _idle_timeout(failure, cpu_ns / 1e9, spent)
+            if cpu_ns / 1e6 > spent * 1000 + OFF_TURN_GRACE_MS:  # it ran when it was not its turn
+                current.caught_thinking()
+            if spent * 1000 < min_turn_ms:  # every turn looks alike to the others
+                await trio.sleep(min_turn_ms / 1000 - spent)
+            overrun_ms = spent * 1000 + charged_ms - budget_ms
+            if overrun_ms > 0:
+                seat.bank_ms = max(0.0, seat.bank_ms - overrun_ms)
+            seat.first = False
+            if failure is not None:
+                if await fault(seat, failure):
+                    continue
+                action = self.substitute.choice(legal)
+            state.apply(action)
+
+    async def end(self, match_id: str) -> dict[str, Any]:
+        """The outcome, sent with their last news to the bots still in the match."""
+        assert self.state.outcome is not None
+        outcome = self.state.outcome.to_dict()
+        for seat in self.seats:
+            player = seat.bot
+            if player is not None:
+                early, news = split_news(self.news_for(seat.number), EVENT_BUDGET)
+                try:
+                    for message in early:
+                        await player.send(message)
+                    await player.send(b"".join((
+                        b'{"type":"match_end","match_id":', encode_raw(match_id),
+                        b',"outcome":', encode_raw(outcome), b',"events":[', b",".join(news), b"]}\n",
+                    )))
+                except BotFault as error:  # the match is over: nothing to forfeit, but it is not reused
+                    self.faults.append(Fault(seat.number, player.label, error.kind, error.detail, self.request,
+                                             "none"))
+                    await player.close(0)
+        return outcome
+
+
+def _idle_timeout(fault: BotFault, cpu_s: float, spent_s: float) -> BotFault:
+    """A timeout of a bot that hardly used the CPU while its clock ran: it was waiting,
+    most likely for its own reply to leave an output buffer."""
+    if fault.kind != "timeout" or fault.fatal or cpu_s > 0.1 * spent_s:
+        return fault
+    return BotFault("timeout", f"{fault.detail}; it used {cpu_s * 1000:.0f} ms of CPU meanwhile, so it was "
+                               "waiting, not thinking: did it write its reply without a newline, or without "
+                               "flushing its output? (docs/PROTOCOL.md, 'Transport')")
+
+
+def _chosen(text: str, legal: Sequence[Action]) -> Action:
+    """The legal action whose text the bot sent; an ``illegal_action`` fault otherwise."""
+    for action in legal:
+        if action.text == text:
+            return action
+    raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
