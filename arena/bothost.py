@@ -112,7 +112,8 @@ def serve(plugin: ModuleType, name: str, version: str, stdin: BinaryIO, stdout: 
 
     # The referee's hello comes first.  Answer it before importing msgspec (13 ms of the
     # bot's start-up): the import then overlaps the referee's own work, and the first
-    # decision has a larger time allowance anyway.
+    # decision has a larger time allowance anyway.  Written by hand, the reply is still
+    # a BotHello of arena.protocol (tests/referee/test_messages.py decodes it strictly).
     hello = json_loads(stdin.readline() or "{}")
     if hello.get("type") != "hello":
         raise SystemExit(f"bothost: expected the referee's hello first, got {hello!r}")
@@ -121,7 +122,7 @@ def serve(plugin: ModuleType, name: str, version: str, stdin: BinaryIO, stdout: 
 
     import msgspec
 
-    from arena.protocol import Bye, Decide, Error, Events, Hello, MatchEnd, MatchStart, RefereeMessage
+    from arena.protocol import ACTION, Bye, Decide, Error, Events, Hello, MatchEnd, MatchStart, RefereeMessage
 
     decode = msgspec.json.Decoder(RefereeMessage).decode
     encode = msgspec.json.Encoder().encode
@@ -140,10 +141,9 @@ def serve(plugin: ModuleType, name: str, version: str, stdin: BinaryIO, stdout: 
             if message.events:
                 deliver(message.events)
             action = choose(message.observation, message.legal, match, message.time_left_ms)
-            send(b'{"type":"action","id":%d,"action":%s}\n' % (message.id, encode(action)))
+            send(ACTION % (message.id, encode(action)))
         elif type(message) is MatchStart:
-            match = MatchInfo(message.match_id, message.variant, message.options, message.seat, message.players,
-                              message.time)
+            match = MatchInfo.starting(message)
             if match_start is not None:
                 match_start(match)
         elif type(message) is Events:

@@ -1,13 +1,17 @@
 """The JSON-lines protocol between the referee and a bot (docs/PROTOCOL.md).
 
-One JSON object per line, UTF-8, each with a ``type``.  What the referee sends is built
-as plain dicts (observations come from the rules engine as dicts) and encoded with
-msgspec; what a bot sends is decoded strictly into the two message types a bot may
-send, so anything else (unknown fields, wrong types, garbage) is a protocol fault.
+One JSON object per line, UTF-8, each with a ``type``.  Each message is defined once,
+here, as a msgspec Struct (its ``type`` the tag, its fields in the order they are sent):
+the referee encodes what it sends from these (observations and events come from the
+rules engine as dicts), the bot host decodes them; on the referee's hot path the
+``decide`` request is filled into :data:`DECIDE`, a template built from its Struct.
+What a bot sends is decoded strictly into the two message types a bot may send, so
+anything else (unknown fields, wrong types, garbage) is a protocol fault.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final, TypeVar
 
 import msgspec
@@ -15,6 +19,8 @@ import msgspec
 from arena import PROTOCOL_VERSION
 
 __all__ = [
+    "ACTION",
+    "DECIDE",
     "MAX_LINE",
     "Bye",
     "Decide",
@@ -32,6 +38,8 @@ __all__ = [
     "decode_reply",
     "encode",
     "encode_raw",
+    "spliced",
+    "template",
 ]
 
 _T = TypeVar("_T")
@@ -141,10 +149,40 @@ def _decode(decoder: msgspec.json.Decoder[_T], line: bytes) -> _T:
         raise ProtocolError(f"invalid message: {type(error).__name__}: {error}") from None
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: msgspec.Struct) -> bytes:
     """One message as a JSON line (with the trailing newline)."""
     return _encoder.encode(message) + b"\n"
 
 
 encode_raw: Final = _encoder.encode
 """Any JSON value as bytes, no newline (for splicing parts of a message)."""
+
+
+def spliced(items: Iterable[bytes]) -> Any:
+    """A JSON array of values already encoded, to stand for a list field of a message: the
+    referee encodes each event once for every seat that sees it alike, and the encoder
+    copies a ``msgspec.Raw`` as it is, whatever the field's declared type."""
+    return msgspec.Raw(b"[" + b",".join(items) + b"]")
+
+
+def template(message: type[msgspec.Struct], **placeholders: bytes) -> bytes:
+    """A message type encoded with each field's value a ``%`` placeholder (``b"%d"``,
+    ``b"%s"``, ``b"[%s]"``), to be filled in with ``%`` where encoding a Struct would cost
+    too much.  Built from the Struct itself, so it has the Struct's tag and every field, in
+    order: the same bytes as :func:`encode` of the Struct holding the values filled in."""
+    names = message.__struct_fields__
+    if sorted(placeholders) != sorted(names):
+        raise TypeError(f"{message.__name__} has the fields {names}, not {tuple(placeholders)}")
+    encoded = encode(message(**{name: msgspec.Raw(placeholders[name]) for name in names}))
+    if encoded.count(b"%") != sum(value.count(b"%") for value in placeholders.values()):
+        raise ValueError(f"{message.__name__}'s tag or a field name holds a '%'")
+    return encoded
+
+
+DECIDE: Final = template(Decide, id=b"%d", observation=b"%s", legal=b"%s", time_left_ms=b"%d", events=b"[%s]")
+"""A ``decide`` request as ``DECIDE % (id, observation, legal, time_left_ms, events)``, the
+observation and the legal action texts as encoded JSON, the events as encoded objects
+joined by commas: the referee's hot path, one ``%`` where encoding a :class:`Decide`
+would first build the lists and dicts it already holds encoded."""
+ACTION: Final = template(ActionReply, id=b"%d", action=b"%s")
+"""An ``action`` reply as ``ACTION % (id, action)``, the action text as an encoded JSON string."""

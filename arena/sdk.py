@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the rules engine loads on first use: a bot that never needs
     from pluggy import HookimplMarker, HookspecMarker
 
     from arena.cards import Card
+    from arena.protocol import MatchStart
     from arena.rules import HandValue, Variant
 
     _F = TypeVar("_F", bound=Callable[..., object])
@@ -134,6 +135,12 @@ class MatchInfo:
         self.players = players
         self.time = time
         self.events = [] if events is None else events
+
+    @classmethod
+    def starting(cls, message: MatchStart) -> MatchInfo:
+        """The match a ``match_start`` message begins: the message's fields (the protocol's
+        one definition of them) are the first of this class's, in order."""
+        return cls(message.match_id, message.variant, message.options, message.seat, message.players, message.time)
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)

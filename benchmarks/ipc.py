@@ -59,7 +59,7 @@ import trio  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from arena.botspec import load_manifest  # noqa: E402
-from arena.protocol import encode  # noqa: E402
+from arena.protocol import ActionReply, Decide, encode  # noqa: E402
 from arena.referee import TimeControl, open_bots, play_match  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 from arena.sandbox import LayerStatus, Sandbox  # noqa: E402
@@ -202,10 +202,9 @@ def _message_sizes(players: int, seed: int) -> tuple[int, int]:
         request += 1
         events = [e.view(seat) for e in state.log[seen[seat]:]]
         seen[seat] = len(state.log)
-        sizes.append(len(encode({"type": "decide", "id": request, "observation": state.observe(seat),
-                                 "legal": [a.text for a in legal], "time_left_ms": 16000, "events": events})))
+        sizes.append(len(encode(Decide(request, state.observe(seat), [a.text for a in legal], 16000, events))))
         state.apply(legal[0])
-    reply = len(encode({"type": "action", "id": request, "action": "discard 6h"}))
+    reply = len(encode(ActionReply(request, "discard 6h")))
     return int(statistics.mean(sizes)), reply
 
 

@@ -18,18 +18,16 @@ from typing import Any, Final
 import trio
 
 from arena.cards import Seed, derive_seed
-from arena.protocol import encode, encode_raw
+from arena.protocol import DECIDE, Error, MatchEnd, MatchStart, encode, encode_raw, spliced
 from arena.referee.news import EVENT_BUDGET, EVENT_MAX, News, split_news
 from arena.referee.records import BotFault, Fault, FaultPolicy, MatchResult, SeatTiming, TimeControl
 from arena.referee.session import OFF_TURN_GRACE_MS, Bot, timeout_fault
 from arena.rules import Action, MatchState, Variant
 
-__all__ = ["DECIDE", "SUBSTITUTE", "Seat", "play_match"]
+__all__ = ["SUBSTITUTE", "Seat", "play_match"]
 
 SUBSTITUTE: Final = 0x5EED
 """derive_seed label of the generator that picks a substituted bot's random actions."""
-DECIDE: Final = b'{"type":"decide","id":%d,"observation":%s,"legal":%s,"time_left_ms":%d,"events":[%s]}\n'
-"""A ``decide`` request as ``DECIDE % (id, observation, legal, time_left_ms, events)``."""
 _text: Final = attrgetter("text")
 
 
@@ -130,7 +128,7 @@ class _Table:
         entrant = seat.entrant
         if not out and isinstance(entrant, Bot):
             try:
-                await entrant.send(encode({"type": "error", "message": f"{error}; a random legal action was played"}))
+                await entrant.send(encode(Error(f"{error}; a random legal action was played")))
             except BotFault as unreachable:  # it cannot even be told: it is out
                 error = BotFault(error.kind, f"{error.detail}; then {unreachable}")
                 out = True
@@ -154,8 +152,7 @@ class _Table:
         for seat in self.seats:
             player = seat.bot
             if player is not None:
-                start = {"type": "match_start", "match_id": match_id, "variant": variant, "options": options,
-                         "seat": seat.number, "players": players, "time": self.time_control.to_dict()}
+                start = MatchStart(match_id, variant, options, seat.number, players, self.time_control.to_dict())
                 try:
                     await player.send(encode(start))
                 except BotFault as error:
@@ -243,10 +240,7 @@ class _Table:
                 try:
                     for message in early:
                         await player.send(message)
-                    await player.send(b"".join((
-                        b'{"type":"match_end","match_id":', encode_raw(match_id),
-                        b',"outcome":', encode_raw(outcome), b',"events":[', b",".join(news), b"]}\n",
-                    )))
+                    await player.send(encode(MatchEnd(match_id, outcome, spliced(news))))
                 except BotFault as error:  # the match is over: nothing to forfeit, but it is not reused
                     self.faults.append(Fault(seat.number, player.label, error.kind, error.detail, self.request,
                                              "none"))

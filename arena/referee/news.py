@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from arena.protocol import MAX_LINE, encode_raw
+from arena.protocol import MAX_LINE, Events, encode, encode_raw, spliced
 from arena.rules import Event
 
 __all__ = ["EVENT_BUDGET", "EVENT_MAX", "News", "split_news"]
@@ -25,11 +25,11 @@ def split_news(news: list[bytes], budget: int) -> tuple[list[bytes], list[bytes]
     size = 0
     for item in news:
         if batch and size + len(item) + 1 > budget:
-            messages.append(b'{"type":"events","events":[' + b",".join(batch) + b"]}\n")
+            messages.append(encode(Events(spliced(batch))))
             batch, size = [], 0
         batch.append(item)
         size += len(item) + 1
-    messages.append(b'{"type":"events","events":[' + b",".join(batch) + b"]}\n")
+    messages.append(encode(Events(spliced(batch))))
     return messages, []
 
 

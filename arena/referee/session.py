@@ -20,6 +20,8 @@ from arena.protocol import (
     PROTOCOL_VERSION,
     ActionReply,
     BotHello,
+    Bye,
+    Hello,
     ProtocolError,
     decode_bot_message,
     decode_reply,
@@ -42,6 +44,7 @@ STDERR_KEEP: Final = 16 * 1024
 """Bytes of a bot's stderr kept (the tail); the rest is counted and dropped."""
 STDERR_SHOWN: Final = 500
 """Characters of that tail a fault's detail shows."""
+_BYE: Final = encode(Bye())
 
 
 class Bot:
@@ -136,7 +139,7 @@ class Bot:
         """Exchange ``hello`` messages within ``timeout_s`` of launch."""
         start = time.perf_counter()
         try:
-            await self.send(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}))
+            await self.send(encode(Hello(PROTOCOL_VERSION, __version__)))
             message = await self._receive(time.perf_counter() + timeout_s)
         except TimeoutError:
             raise BotFault("startup", f"no hello within {timeout_s:.1f} s") from None
@@ -238,7 +241,7 @@ class Bot:
             self.sandboxed.thaw()  # to read its bye and exit
             with trio.move_on_after(grace_s):
                 try:
-                    await self._pipes.write(encode({"type": "bye"}), time.perf_counter() + grace_s)
+                    await self._pipes.write(_BYE, time.perf_counter() + grace_s)
                     await self.sandboxed.process.wait()
                 except (EOFError, TimeoutError):
                     pass

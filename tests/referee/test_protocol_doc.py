@@ -1,8 +1,8 @@
 """docs/PROTOCOL.md names everything the referee sends a bot, in every rules family.
 
 Complete matches of every variant are played in process with random legal actions, and
-each seat's messages are built exactly as the referee builds them (the same encoders,
-the same ``decide`` template, the same per-seat event views).  Every JSON key at every
+each seat's messages are built exactly as the referee builds them (the same message
+Structs and encoders, the same ``decide`` template, the same per-seat event views).  Every JSON key at every
 nesting level, every message type, every observation ``phase``, every action form (the
 kind with its arguments' shape: ``swap_one CARD CARD``, ``renew N up``), every event
 kind and every round ``end`` that reaches a bot must be named in the document.
@@ -21,9 +21,8 @@ from typing import Any
 
 from arena import PROTOCOL_VERSION, __version__
 from arena.cards import Card, new_deck, parse_card
-from arena.protocol import encode, encode_raw
+from arena.protocol import DECIDE, Bye, Error, Hello, MatchEnd, MatchStart, encode, encode_raw, spliced
 from arena.referee import EVENT_BUDGET, TimeControl
-from arena.referee.match import DECIDE
 from arena.referee.news import News, split_news
 from arena.rules import Action, MatchState, get_variant, variants
 
@@ -148,10 +147,9 @@ def play(seen: Seen, name: str, players: int, seed: int, options: Mapping[str, A
     resolved = variant.resolve(options)
     live = [True] * players
     for seat in range(players):
-        seen.message(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "arena": __version__}), where)
-        seen.message(encode({"type": "match_start", "match_id": f"{name}-{seed}", "variant": variant.name,
-                             "options": resolved, "seat": seat, "players": players,
-                             "time": time_control.to_dict()}), where)
+        seen.message(encode(Hello(PROTOCOL_VERSION, __version__)), where)
+        seen.message(encode(MatchStart(f"{name}-{seed}", variant.name, resolved, seat, players,
+                                       time_control.to_dict())), where)
     forfeit_at = rng.randrange(5, 60) if seed == FORFEIT_SEED and players > 2 else -1
     request = 0
     while not state.is_over:
@@ -161,7 +159,7 @@ def play(seen: Seen, name: str, players: int, seed: int, options: Mapping[str, A
         if request == forfeit_at:  # a fault under the forfeit policy: the bot is gone
             state.forfeit(seat)
             live[seat] = False
-            seen.message(encode({"type": "bye"}), where)
+            seen.message(encode(Bye()), where)
             forfeit_at = -1
             continue
         request += 1
@@ -182,13 +180,9 @@ def play(seen: Seen, name: str, players: int, seed: int, options: Mapping[str, A
             early, news = split_news(news, 1) if seat == 0 else split_news(news, EVENT_BUDGET)
             for message in early:
                 seen.message(message, where)
-            seen.message(b"".join((
-                b'{"type":"match_end","match_id":', encode_raw(f"{name}-{seed}"),
-                b',"outcome":', encode_raw(outcome), b',"events":[', b",".join(news), b"]}\n",
-            )), where)
+            seen.message(encode(MatchEnd(f"{name}-{seed}", outcome, spliced(news))), where)
     # what a bot hears of its fault under the substitute policy (``play_match``'s ``fault``)
-    seen.message(encode({"type": "error", "message": "illegal_action: 'fly' is not one of [...]; "
-                                                     "a random legal action was played"}), where)
+    seen.message(encode(Error("illegal_action: 'fly' is not one of [...]; a random legal action was played")), where)
 
 
 def clear_count_deck(players: int) -> list[Card]:
