@@ -29,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.text import has_controls, printable
 
 __all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "load_manifest", "manifest_for"]
@@ -42,7 +43,7 @@ _REQUIRED = ("name", "version")
 _KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes", "build"}
 
 
-class ManifestError(ValueError):
+class ManifestError(ArenaError, ValueError):
     """A bot that cannot be found, or whose manifest is invalid; says what to fix."""
 
 

@@ -40,6 +40,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final, TypeAlias, overload
 
+from arena.errors import ArenaError
+
 __all__ = [
     "CARDS",
     "Card",
@@ -72,7 +74,7 @@ Seed: TypeAlias = int | bytes
 """What drives a deal: a public 64-bit seed, or a secret key (see the module docstring)."""
 
 
-class CardError(ValueError):
+class CardError(ArenaError, ValueError):
     """A card or list of cards could not be parsed, or is not in the deck in use."""
 
 

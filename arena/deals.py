@@ -20,6 +20,7 @@ import secrets
 from typing import Final
 
 from arena.cards import Seed
+from arena.errors import ArenaError
 
 __all__ = ["KEY_BYTES", "DealKeyError", "deal_key", "new_key", "opaque_id", "parse_key"]
 
@@ -27,7 +28,7 @@ KEY_BYTES: Final = 32
 MIN_KEY_BYTES: Final = 16
 
 
-class DealKeyError(ValueError):
+class DealKeyError(ArenaError, ValueError):
     """A deal key given by the user that cannot be one."""
 
 

@@ -45,6 +45,7 @@ from pathlib import Path
 import trio
 
 from arena import confine
+from arena.errors import ArenaError
 from arena.sandbox import procfs, reach, scratch, seccomp, tree
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
 from arena.sandbox.process import BotProcess
@@ -84,7 +85,7 @@ LAYERS: dict[str, str] = {
 """Every layer the sandbox knows, and what it stops."""
 
 
-class SandboxError(RuntimeError):
+class SandboxError(ArenaError, RuntimeError):
     """A sandbox that cannot provide what was asked, or a bot it cannot start."""
 
 

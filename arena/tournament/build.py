@@ -21,6 +21,7 @@ from typing import Final
 import trio
 
 from arena.botspec import BotManifest
+from arena.errors import ArenaError
 from arena.sandbox import Sandbox, SandboxError
 from arena.sandbox.scratch import PREFIX
 
@@ -33,7 +34,7 @@ OUTPUT_SHOWN: Final = 3000
 """Characters of it a failed build shows."""
 
 
-class BuildError(ValueError):
+class BuildError(ArenaError, ValueError):
     """A bot's build step failed; the message has its output and what to do."""
 
 

@@ -30,6 +30,7 @@ import trio
 
 from arena.botspec import BotManifest
 from arena.deals import new_key
+from arena.errors import ArenaError
 from arena.sandbox import LAYERS, closed_to_others
 from arena.sandbox.uids import UidPool
 from arena.text import counted
@@ -58,7 +59,7 @@ STDERR_KEEP: Final = 4000
 """Characters of a worker's stderr kept to explain its death."""
 
 
-class RunError(RuntimeError):
+class RunError(ArenaError, RuntimeError):
     """The run cannot go on (a worker died, a required sandbox layer is missing, the
     tournament is already running); finished matches are kept."""
 

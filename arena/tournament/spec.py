@@ -17,6 +17,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
+from arena.errors import ArenaError
 from arena.referee import FaultPolicy, TimeControl
 from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
@@ -30,7 +31,7 @@ Positive = Annotated[int, msgspec.Meta(ge=1)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class SpecError(ValueError):
+class SpecError(ArenaError, ValueError):
     """A tournament file that cannot be run; the message names the file and line."""
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Self
 
+from arena.errors import ArenaError
+
 __all__ = [
     "DEFAULT_DB",
     "MatchRecord",
@@ -138,7 +140,7 @@ _LOCKS_AT: Final = 1 << 40
 bytes (at 1 GiB) and any real database's size; the locks lock bytes, not data."""
 
 
-class StoreError(ValueError):
+class StoreError(ArenaError, ValueError):
     """The database cannot be used: locked, full, corrupt, not a results database, or from
     a newer arena."""
 

@@ -18,6 +18,7 @@ from typing import Final
 import trio
 
 from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
+from arena.errors import ArenaError
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
 from arena.sandbox import Sandbox, closed_to_others
@@ -45,7 +46,7 @@ _FIXES: Final = {
 }
 
 
-class SubmitError(ValueError):
+class SubmitError(ArenaError, ValueError):
     """A rejected submission; the message says what failed and how to fix it."""
 
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.text import counted
 from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 
-class ResultsError(ValueError):
+class ResultsError(ArenaError, ValueError):
     """What was asked for is not in the results database."""
 
 
