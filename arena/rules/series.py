@@ -1,9 +1,10 @@
 """A match played as a series of rounds, each dealt, played and scored on its own.
 
-The bookkeeping the widow, Fifty-One and Empat Satu families share: the seats (who is in,
-turn order in either direction, forfeits and placements, :mod:`arena.rules.seats`),
-deals from the match seed (or explicit decks), the cached legal actions and their
-check, the turn and round caps, and the outcome.  A family supplies the deal, the legal
+The bookkeeping every family shares (Thirty-One, the widow family, the four- and
+five-card relatives, Skat): the seats (who is in, turn order in either direction,
+forfeits and placements, :mod:`arena.rules.seats`), deals from the match seed (or
+explicit decks), the cached legal actions and their check, the turn and round caps, and
+the outcome.  A family supplies the deal, the legal
 actions, what an action does, how a round is scored and when the match is over.
 """
 
@@ -94,6 +95,8 @@ class SeriesState(MatchState):
         option's (52 cards without one)."""
         super().__init__(variant, players, options, seed)
         self._fresh = new_deck(self.deck_size or options.get("deck", 52))
+        self._deal_seed = derive_seed(seed, DEAL)
+        """derive_seed(seed, DEAL, r) is derive_seed(this, r): half the work per round."""
         self._decks = [check_deck(d, self._fresh) for d in decks or ()]
         self.seats = self._new_seats()
         self.hands: list[list[Card]] = [[] for _ in range(players)]
@@ -204,7 +207,7 @@ class SeriesState(MatchState):
         index = self._round - 1
         if index < len(self._decks):
             return Stock(self._decks[index])
-        return Stock(self._fresh, derive_seed(self.seed, DEAL, self._round))
+        return Stock(self._fresh, derive_seed(self._deal_seed, self._round))
 
     def _deal(self, stock: Stock, order: Sequence[int], size: int) -> None:
         """``size`` cards to each seat of ``order``, one at a time in that order."""

@@ -13,35 +13,33 @@ from functools import cache
 from itertools import combinations
 from typing import Any, Final
 
-from arena.cards import CARDS, NAMES, POINTS, Card, Seed, Stock, card_names, derive_seed, new_deck
-from arena.rules.game import Action, Event, Family, MatchState, Outcome, RulesError, Variant, check_deck
+from arena.cards import NAMES, POINTS, Card, Stock, card_names, derive_seed
+from arena.rules.game import Action, Event, Family
 from arena.rules.hands import (
     ACES_33,
     BLITZ,
     HandValue,
+    check_hand,
     json_number,
     special_values,
     thirty_one_points,
     thirty_one_value,
 )
 from arena.rules.options import OptionSpec
-from arena.rules.seats import Seats
+from arena.rules.series import DISCARD, RESHUFFLE, SeriesState
 
 __all__ = ["ThirtyOneFamily", "ThirtyOneState", "THIRTY_ONE"]
-
-# Labels for derive_seed: round r is dealt from derive_seed(seed, DEAL, r).
-DEAL: Final = 1
-RESHUFFLE: Final = 2
 
 DRAW: Final = Action.of("draw")
 TAKE: Final = Action.of("take")
 KNOCK: Final = Action.of("knock")
 STAND: Final = Action.of("stand")
-DISCARD: Final = tuple(Action.of("discard", c) for c in CARDS)
 
-_TURN, _DISCARD, _OVER = 0, 1, 2
-_PHASES: Final = ("turn", "discard", "over")  # observation names of the phases
-_LAST_PHASES: Final = ("last_turn", "discard", "over")  # the same after a knock
+_TURN, _DISCARD = 0, 1
+_PHASES: Final = ("turn", "discard")  # observation names of the phases
+_LAST_PHASES: Final = ("last_turn", "discard")  # the same after a knock
+POINTS_MAX_ROUNDS: Final = 500
+"""The round cap of a points game (docs/RULES.md 1)."""
 _CHANGE_KEYS: Final = {"lives": "lives_lost", "points": "points_won", "chips": "chips_won"}
 _SEAT_KEYS: Final = tuple(str(seat) for seat in range(64))  # seats as JSON object keys
 
@@ -81,34 +79,6 @@ OPTIONS: Final = (
 )
 
 
-class ThirtyOneFamily(Family):
-    """Scat and relatives: three-card hands valued by suit sum, knock, blitz, showdown."""
-
-    name = "thirty-one"
-    options = OPTIONS
-
-    def new_match(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: Seed,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> ThirtyOneState:
-        return ThirtyOneState(variant, players, options, seed, decks, dealer)
-
-    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
-        if len(cards) != 3:
-            raise RulesError(f"a hand in this game has 3 cards, not {len(cards)}")
-        if len(set(cards)) != 3:
-            raise RulesError("a hand cannot hold the same card twice")
-        if options["deck"] == 32 and any(c >> 2 < 5 for c in cards):
-            low = " ".join(str(c) for c in cards if c >> 2 < 5)
-            raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
-        return evaluate_hand(cards, options)
-
-
 def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
     """A hand's value under this family's options (no input checks: the engine's hot path)."""
     return thirty_one_value(
@@ -120,9 +90,6 @@ def evaluate_hand(cards: Sequence[Card], options: Mapping[str, Any]) -> HandValu
     )
 
 
-THIRTY_ONE: Final = ThirtyOneFamily()
-
-
 @cache
 def _rotations(players: int) -> tuple[tuple[int, ...], ...]:
     """Each dealer's seats from its left, itself last: the turn order before eliminations."""
@@ -130,125 +97,70 @@ def _rotations(players: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple((d + k) % n for k in range(1, n + 1)) for d in range(n))
 
 
-class ThirtyOneState(MatchState):
+class ThirtyOneState(SeriesState):
     """A match of the draw-and-discard family."""
 
-    def __init__(
-        self,
-        variant: Variant,
-        players: int,
-        options: Mapping[str, Any],
-        seed: Seed,
-        decks: Sequence[Sequence[Card]] | None,
-        dealer: int,
-    ) -> None:
-        super().__init__(variant, players, options, seed)
-        o = options
+    def _setup(self) -> None:
+        o = self.options
+        n = self.players
         self._scoring: str = o["scoring"]
-        self._fresh = new_deck(o["deck"])
-        self._decks = [check_deck(d, self._fresh) for d in decks or ()]
-        n = players
         self._rotations = _rotations(n)
-        self._deal_seed = derive_seed(seed, DEAL)
-        """derive_seed(seed, DEAL, r) is derive_seed(this, r): half the work per round."""
+        self._rounds_total: int | None = None
         if self._scoring == "points":
-            self._rounds_total: int | None = o["rounds"] or 2 * n
-            self._max_rounds: int = o["max_rounds"] or 500
+            self._rounds_total = o["rounds"] or 2 * n
+            self._max_rounds = o["max_rounds"] or POINTS_MAX_ROUNDS
         elif self._scoring == "chips":
             self._rounds_total = o["rounds"] or 5 * n
-            self._max_rounds = o["max_rounds"] or 200
-        else:
-            self._rounds_total = None
-            self._max_rounds = o["max_rounds"] or 200
         start = {"lives": o["lives"], "chips": o["bankroll"], "points": 0}[self._scoring]
         self.standing: list[int] = [start] * n
         """Lives, chips or points of each seat (by ``scoring``)."""
-        self.seats = Seats(n)
         self._out_round: list[int] = [0] * n
-        self.dealer = dealer
-        self._round = 0
         self.pot = 0
-        self.hands: list[list[Card]] = [[] for _ in range(n)]
         self.stock = Stock(())
         self.pile: list[Card] = []  # top card last
         self.widow: list[Card] = []
         self.widow_up: list[bool] = []
         self.knocker = -1
-        self._seat = 0
-        self._phase = _OVER
+        self._phase = _TURN
         self._last_turns = 0
         self._turns: list[int] = [0] * n
-        self._round_turns = 0
         self._taken: Card | None = None
         self._stock_emptied = False
         self._gate = False
         self._reshuffles = 0
-        self._legal: list[Action] | None = None
         self._aces_33 = o["three_aces"] == "33"
         self._akt_only = bool(o["blitz_only_akt"])
         self._blitz_on_turn = bool(o["blitz_on_turn"])
         self._trips_value, self._aces_value = special_values(o["trips"], o["three_aces"])
-        self._max_turns: int = o["max_turns"]
         self._standing_view: tuple[int, ...] = ()
         self._active_view: tuple[bool, ...] = ()
         self._publish_standing()
-        self._start_round()
 
-    # -- the public interface -------------------------------------------------------
+    # -- the series' hooks -------------------------------------------------------------
 
-    @property
-    def to_move(self) -> int | None:
-        return None if self._phase == _OVER else self._seat
-
-    @property
-    def round(self) -> int:
-        return self._round
-
-    @property
-    def active(self) -> list[bool]:
-        """Whether each seat is still in the match."""
-        return self.seats.active
-
-    def legal_actions(self) -> list[Action]:
-        legal = self._legal
-        if legal is not None:
-            return legal
-        phase = self._phase
-        if phase == _DISCARD:
+    def _legal_now(self) -> list[Action]:
+        if self._phase == _DISCARD:
             taken = self._taken
-            legal = [DISCARD[c] for c in self.hands[self._seat] if c is not taken]
-        elif phase == _TURN:
-            legal = [DRAW] if self.stock.left else []
-            if self.pile:
-                legal.append(TAKE)
-            seat = self._seat
-            o = self.options
-            if self.knocker < 0:
-                if self._turns[seat] or o["knock_first_turn"] or self._gate or (
-                    o["blitz_on_turn"] and self._special(seat)
-                ):
-                    legal.append(KNOCK)
-            else:
-                legal.append(STAND)
-                if o["blitz_on_turn"] and self._special(seat):
-                    legal.append(KNOCK)
-            if self.widow:
-                legal.extend(self._exchanges())
+            return [DISCARD[c] for c in self.hands[self._seat] if c is not taken]
+        legal = [DRAW] if self.stock.left else []
+        if self.pile:
+            legal.append(TAKE)
+        seat = self._seat
+        o = self.options
+        if self.knocker < 0:
+            if self._turns[seat] or o["knock_first_turn"] or self._gate or (
+                o["blitz_on_turn"] and self._special(seat)
+            ):
+                legal.append(KNOCK)
         else:
-            legal = []
-        self._legal = legal
+            legal.append(STAND)
+            if o["blitz_on_turn"] and self._special(seat):
+                legal.append(KNOCK)
+        if self.widow:
+            legal.extend(self._exchanges())
         return legal
 
-    def apply(self, action: Action) -> None:
-        legal = self._legal if self._legal is not None else self.legal_actions()
-        for candidate in legal:  # identity first: legal actions are interned
-            if candidate is action:
-                break
-        else:
-            if action not in legal:
-                raise self._illegal(action)
-        self._legal = None
-        seat = self._seat
+    def _act(self, seat: int, action: Action) -> None:
         kind = action.kind
         hand = self.hands[seat]
         if kind == "discard":
@@ -284,13 +196,14 @@ class ThirtyOneState(MatchState):
     def observe(self, seat: int) -> dict[str, Any]:
         pile = self.pile
         phase = self._phase
+        moving = self._moving
         knocker = self.knocker
         obs: dict[str, Any] = {
             "seat": seat,
             "round": self._round,
             "dealer": self.dealer,
-            "to_move": None if phase == _OVER else self._seat,
-            "phase": (_PHASES if knocker < 0 else _LAST_PHASES)[phase],
+            "to_move": self._seat if moving else None,
+            "phase": (_PHASES if knocker < 0 else _LAST_PHASES)[phase] if moving else "over",
             "hand": [NAMES[c] for c in self.hands[seat]],
             "discard_top": NAMES[pile[-1]] if pile else None,
             "discard_size": len(pile),
@@ -299,7 +212,7 @@ class ThirtyOneState(MatchState):
             "active": self._active_view,
         }  # constant keys only: the dict is built presized
         obs[self._scoring] = self._standing_view
-        if phase == _DISCARD and seat == self._seat:
+        if moving and phase == _DISCARD and seat == self._seat:
             obs["must_keep"] = NAMES[self._taken] if self._taken is not None else None
         if self.widow:
             obs["widow"] = [NAMES[c] if up else None for c, up in zip(self.widow, self.widow_up)]
@@ -311,27 +224,22 @@ class ThirtyOneState(MatchState):
         self._standing_view = tuple(self.standing)
         self._active_view = tuple(self.seats.active)
 
-    def forfeit(self, seat: int) -> None:
-        if self.outcome is not None or not self.seats.active[seat]:
-            return
-        owed = []  # seats still owed a last turn after a knock, from the seat to move on
+    def _leave(self, seat: int) -> None:
+        """A seat still owed a last turn after a knock (from the seat to move on) owes none."""
         if self.knocker >= 0:
             s = self._seat
             for _ in range(self._last_turns):
-                owed.append(s)
+                if s == seat:
+                    self._last_turns -= 1
+                    break
                 s = self.seats.next(s)
-        self.seats.forfeit(seat)
-        self._legal = None
+        super()._leave(seat)
         self._publish_standing()
-        self.log.append(Event("forfeit", seat, {}))
-        if self.seats.count <= 1:
-            self._finish("every other player forfeited" if self.seats.count else "every player forfeited")
+
+    def _seat_left(self, seat: int) -> None:
+        if self.knocker >= 0 and self._last_turns == 0:  # it was the last seat owed a turn
+            self._showdown()
             return
-        if seat in owed:
-            self._last_turns -= 1
-            if self._last_turns == 0:
-                self._showdown()
-                return
         if seat == self._seat:
             self._taken = None
             self._phase = _TURN
@@ -342,12 +250,6 @@ class ThirtyOneState(MatchState):
                 self._check_blitz(self._turn_order())
 
     # -- rounds -------------------------------------------------------------------
-
-    def _deck_for_round(self) -> Stock:
-        index = self._round - 1
-        if index < len(self._decks):
-            return Stock(self._decks[index])
-        return Stock(self._fresh, derive_seed(self._deal_seed, self._round))
 
     def _start_round(self) -> None:
         o = self.options
@@ -360,18 +262,14 @@ class ThirtyOneState(MatchState):
             if self.seats.count < 2:
                 self._finish("one player holds every chip")
                 return
-        self._round += 1
+        self._begin({self._scoring: list(self.standing)})
         order = self._turn_order()
-        self.log.append(Event("round_start", None, {
-            "round": self._round, "dealer": self.dealer, self._scoring: list(self.standing),
-            "active": list(self.seats.active),
-        }))
         if self._scoring == "chips":
             for s in order:
                 self.standing[s] -= 1
             self.pot += len(order)
             self._publish_standing()  # lives and points change only when a round ends
-        deck = self._deck_for_round()
+        deck = self._new_stock()
         hands = self.hands = [[] for _ in range(n)]
         per_pass = len(order) + (1 if o["widow"] else 0)
         dealt = deck.deal_many(3 * per_pass + 1)
@@ -386,13 +284,12 @@ class ThirtyOneState(MatchState):
         self.stock = deck
         self.knocker = -1
         self._turns = [0] * n
-        self._round_turns = 0
         self._taken = None
         self._stock_emptied = False
         self._reshuffles = 0
-        self._legal = None
         self._seat = order[0]
         self._phase = _TURN
+        self._moving = True
         # An explicit knock_first_turn = no wins over the preset's gate (docs/RULES.md 5b).
         self._gate = bool(o["out_of_the_gate"] and o["knock_first_turn"])
         public: dict[str, Any] = {"upcard": NAMES[dealt[-1]], "stock": deck.left}
@@ -448,7 +345,6 @@ class ThirtyOneState(MatchState):
 
     def _end_turn(self, seat: int) -> None:
         self._turns[seat] += 1
-        self._round_turns += 1
         self._phase = _TURN
         if self._gate:  # the first player declined to knock out of the gate: dealt 31s now count
             self._gate = False
@@ -471,7 +367,7 @@ class ThirtyOneState(MatchState):
                 self._end_round("draw", [0] * self.players, {})
                 return
             self._reshuffle()
-        if self._round_turns >= self._max_turns:
+        if self._turn_capped():
             self._end_round("turn_cap", [0] * self.players, {})
             return
         self._seat = self.seats.next(seat)
@@ -580,7 +476,7 @@ class ThirtyOneState(MatchState):
 
     def _end_round(self, end: str, change: list[int], shown: Mapping[int, float],
                    blitzers: Sequence[int] = ()) -> None:
-        """Apply a round's result, log it, and deal the next round or finish the match."""
+        """Apply a round's result and log it; the series deals the next round or finishes the match."""
         n = self.players
         cancelled = False
         eliminated: list[int] = []
@@ -611,8 +507,7 @@ class ThirtyOneState(MatchState):
             a, b, c = hands[s]
             shown_hands[_SEAT_KEYS[s]] = [NAMES[a], NAMES[b], NAMES[c]]
             shown_values[_SEAT_KEYS[s]] = json_number(value)
-        self.log.append(Event("round_end", None, {
-            "end": end,
+        self._close(end, {
             key: amounts,
             "cancelled": cancelled,
             "knocker": self.knocker if self.knocker >= 0 else None,
@@ -621,18 +516,14 @@ class ThirtyOneState(MatchState):
             "values": shown_values,
             "eliminated": eliminated,
             self._scoring: list(self.standing),
-        }))
-        self._phase = _OVER
-        self._legal = None
+        })
+
+    def _match_over(self) -> str | None:
         if self.seats.count <= 1:
-            self._finish("last player in")
-        elif self._rounds_total is not None and self._round >= self._rounds_total:
-            self._finish("rounds played")
-        elif self._round >= self._max_rounds:
-            self._finish("round cap")
-        else:
-            self.dealer = self.seats.next(self.dealer)
-            self._start_round()
+            return "last player in"
+        if self._rounds_total is not None and self._round >= self._rounds_total:
+            return "rounds played"
+        return None
 
     def _standing_key(self, seat: int) -> tuple[int, int]:
         """How a seat that did not forfeit is placed, higher better: points and chips games
@@ -641,9 +532,20 @@ class ThirtyOneState(MatchState):
             return (1, self.standing[seat])
         return (0, self._out_round[seat])
 
-    def _finish(self, reason: str) -> None:
-        self._phase = _OVER
-        self._legal = None
-        placements = self.seats.placements(self._standing_key)
-        self.outcome = Outcome(placements, tuple(float(x) for x in self.standing), reason, self._round)
-        self.log.append(Event("match_end", None, self.outcome.to_dict()))
+    def _outcome_score(self, seat: int) -> float:
+        return float(self.standing[seat])
+
+
+class ThirtyOneFamily(Family):
+    """Scat and relatives: three-card hands valued by suit sum, knock, blitz, showdown."""
+
+    name = "thirty-one"
+    options = OPTIONS
+    state = ThirtyOneState
+
+    def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any]) -> HandValue:
+        check_hand(cards, 3, options["deck"])
+        return evaluate_hand(cards, options)
+
+
+THIRTY_ONE: Final = ThirtyOneFamily()
