@@ -26,7 +26,8 @@ import sys
 from types import FunctionType, MethodType, ModuleType
 
 from arena import PROTOCOL_VERSION
-from arena.confine import confine_from_env, json_loads, json_string, take_stdio_from_env
+from arena.lightjson import json_loads, json_string
+from arena.sandbox.confine import confine_from_env, take_stdio_from_env
 from arena.sdk import PROJECT, BotSpec, MatchInfo
 
 TYPE_CHECKING = False

@@ -10,7 +10,7 @@ import time
 import trio
 
 from arena.referee.records import BotFault
-from arena.sandbox.process import BotProcess
+from arena.sandbox import BotProcess
 
 __all__ = ["Pipes"]
 

@@ -17,7 +17,7 @@ the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch
    and nothing of the machine's (:mod:`arena.sandbox.procfs`), the scratch space as the
    only writable place, an empty environment, no capabilities, and the seccomp filter; it
    dies with the referee;
-4. bubblewrap execs the bot, whose first code (:mod:`arena.confine`) takes its pipes
+4. bubblewrap execs the bot, whose first code (:mod:`arena.sandbox.confine`) takes its pipes
    back to fds 0 and 1 and applies Landlock.
 
 :meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, the
@@ -44,9 +44,8 @@ from pathlib import Path
 
 import trio
 
-from arena import confine
 from arena.errors import ArenaError
-from arena.sandbox import procfs, reach, scratch, seccomp, tree
+from arena.sandbox import confine, procfs, reach, scratch, seccomp, tree
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
 from arena.sandbox.process import BotProcess
 from arena.sandbox.uids import Lease, UidPool
@@ -534,7 +533,7 @@ class Sandbox:
     ) -> Sandboxed:
         """Start ``argv`` (a bot whose files are in ``folder``) with pipes on its stdio.
 
-        ``confines_itself``: the command does the in-sandbox set-up of :mod:`arena.confine`
+        ``confines_itself``: the command does the in-sandbox set-up of :mod:`arena.sandbox.confine`
         itself (the bot host does); others are started through ``confine.py`` when Landlock
         or bubblewrap is active.  ``workshop``: ``folder`` is writable, given to the bot's
         user, and the command's working folder (a bot's build step); it must be reachable.
@@ -612,7 +611,7 @@ class Sandbox:
     ) -> Callable[[], None]:
         """What the child runs between fork and exec: join groups, limit, drop privileges,
         and with ``holders``, move the protocol pipes there (onto those inherited fds),
-        leaving /dev/null as stdin and stdout (see :func:`arena.confine.take_stdio_from_env`)."""
+        leaving /dev/null as stdin and stdout (see :func:`arena.sandbox.confine.take_stdio_from_env`)."""
         procs = cgroup.procs_files() if cgroup else []
         limits = self.limits
 

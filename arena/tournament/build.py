@@ -22,8 +22,7 @@ import trio
 
 from arena.botspec import BotManifest
 from arena.errors import ArenaError
-from arena.sandbox import Sandbox, SandboxError
-from arena.sandbox.scratch import PREFIX
+from arena.sandbox import PREFIX, Sandbox, SandboxError
 
 __all__ = ["BUILD_TIMEOUT_S", "BuildError", "build", "built"]
 

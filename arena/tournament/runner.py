@@ -31,8 +31,7 @@ import trio
 from arena.botspec import BotManifest
 from arena.deals import new_key
 from arena.errors import ArenaError
-from arena.sandbox import LAYERS, closed_to_others
-from arena.sandbox.uids import UidPool
+from arena.sandbox import LAYERS, UidPool, closed_to_others
 from arena.text import counted
 from arena.tournament.ratings import ratings
 from arena.tournament.registry import content_hash, find, install

@@ -26,7 +26,7 @@ from faulty import FAST, play
 
 from arena.bothost import direct_hooks
 from arena.botspec import BotManifest, load_manifest
-from arena.confine import json_loads, json_string
+from arena.lightjson import json_loads, json_string
 from arena.sdk import PROJECT, BotSpec, MatchInfo, hookimpl
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ paths it needs.
 Landlock is applied inside the bot's namespaces (after bubblewrap has built its mounts: a
 landlocked process may no longer change its mount topology).  Python bots are confined
 by the bot host before it imports the bot; other bots start through
-``python .../arena/confine.py -- COMMAND...`` (run as a script: standard library only,
+``python .../arena/sandbox/confine.py -- COMMAND...`` (run as a script: standard library only,
 so it adds only an interpreter start).  The rules come from the
 environment variable ``ARENA_LANDLOCK`` (JSON: ``{"read": [...], "write": [...]}``)
 set by the launcher.  Everything not listed is refused: reads and writes elsewhere,
@@ -26,13 +26,9 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ctypes
-    from collections.abc import Callable, Iterable
-    from typing import Any
+    from collections.abc import Iterable
 
-__all__ = [
-    "ENV", "STDIO_ENV", "abi_version", "confine", "confine_from_env", "json_loads", "json_string",
-    "take_stdio_from_env",
-]
+__all__ = ["ENV", "STDIO_ENV", "abi_version", "confine", "confine_from_env", "take_stdio_from_env"]
 
 ENV = "ARENA_LANDLOCK"
 STDIO_ENV = "ARENA_STDIO"
@@ -133,57 +129,11 @@ def confine_from_env() -> int:
     spec = os.environ.pop(ENV, None)
     if not spec:
         return 0
+    from arena.lightjson import json_loads
+
     rules = json_loads(spec)
     return confine(rules.get("read", []), rules.get("write", []))
 
-
-# JSON before the bot's hello: importing :mod:`json` also imports :mod:`re` and
-# :mod:`enum` and compiles json's regular expressions, ~4 ms of every Python bot's
-# start-up.  The C scanner and string encoder that :mod:`json` itself uses (``_json``,
-# part of CPython's standard library) give the same results without them; anything they
-# cannot handle (malformed input, another Python) goes to :mod:`json`.
-_JSON_SPACE = " \t\n\r"
-_SCANNER: list[Callable[[str, int], tuple[Any, int]]] = []
-
-
-class _ScanOptions:
-    """What ``json.JSONDecoder()`` passes its C scanner, with the default options."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = float  # NaN, Infinity and -Infinity, as json.loads reads them
-
-
-def json_loads(text: str | bytes) -> Any:
-    """``json.loads(text)``, usually without importing :mod:`json`."""
-    try:
-        if not _SCANNER:
-            from _json import make_scanner
-
-            _SCANNER.append(make_scanner(_ScanOptions()))  # type: ignore[arg-type]  # reads these attributes
-        document = (text.decode("utf-8") if isinstance(text, bytes) else text).strip(_JSON_SPACE)
-        value, end = _SCANNER[0](document, 0)
-        if end == len(document):
-            return value
-    except Exception:  # noqa: BLE001 - json.loads below gives the error its proper form
-        pass
-    import json
-
-    return json.loads(text)
-
-
-def json_string(text: str) -> str:
-    """``json.dumps(text)``, usually without importing :mod:`json`."""
-    try:
-        from _json import encode_basestring_ascii
-    except ImportError:
-        import json
-
-        return json.dumps(text)
-    return str(encode_basestring_ascii(text))
 
 
 def take_stdio_from_env() -> None:
