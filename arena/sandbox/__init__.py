@@ -10,9 +10,12 @@ TYPE_CHECKING = False  # not typing's: importing typing would cost every bot ~10
 if TYPE_CHECKING:
     from typing import Any
 
-    from arena.sandbox.launcher import LAYERS, LayerStatus, Limits, Sandbox, Sandboxed, SandboxError, report_rows
+    from arena.sandbox.launcher import Sandbox
+    from arena.sandbox.layers import LAYERS, LayerStatus, Limits, SandboxError
+    from arena.sandbox.probe import report_rows
     from arena.sandbox.process import BotProcess
     from arena.sandbox.reach import closed_to_others
+    from arena.sandbox.sandboxed import Sandboxed
     from arena.sandbox.scratch import PREFIX
     from arena.sandbox.uids import UidPool
 
@@ -20,8 +23,8 @@ __all__ = ["LAYERS", "PREFIX", "BotProcess", "LayerStatus", "Limits", "Sandbox",
            "UidPool", "closed_to_others", "report_rows"]
 
 _HOMES = {
-    "LAYERS": "launcher", "LayerStatus": "launcher", "Limits": "launcher", "Sandbox": "launcher",
-    "Sandboxed": "launcher", "SandboxError": "launcher", "report_rows": "launcher", "BotProcess": "process",
+    "LAYERS": "layers", "LayerStatus": "layers", "Limits": "layers", "Sandbox": "launcher",
+    "Sandboxed": "sandboxed", "SandboxError": "layers", "report_rows": "probe", "BotProcess": "process",
     "closed_to_others": "reach", "PREFIX": "scratch", "UidPool": "uids",
 }
 

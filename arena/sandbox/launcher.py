@@ -1,8 +1,8 @@
 """Launch bot processes behind every isolation layer this machine offers.
 
-A :class:`Sandbox` is built once per referee process by :meth:`Sandbox.probe`: it
-checks which layers can work here, starts the probe bot behind them, and keeps only
-the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch`:
+A :class:`Sandbox` is built once per referee process by :meth:`Sandbox.probe`, which
+keeps the layers that work here (:mod:`arena.sandbox.probe`; the layers themselves are
+described in :mod:`arena.sandbox.layers`).  Then each :meth:`Sandbox.launch`:
 
 1. creates the bot's control groups (memory and pids limits, CPU accounting, freezer,
    kill) and its scratch space (:mod:`arena.sandbox.scratch`: a tmpfs of its own with a
@@ -20,7 +20,7 @@ the layers whose effect the probe bot confirms.  Then each :meth:`Sandbox.launch
 4. bubblewrap execs the bot, whose first code (:mod:`arena.sandbox.confine`) takes its pipes
    back to fds 0 and 1 and applies Landlock.
 
-:meth:`Sandboxed.kill` kills the whole tree (``cgroup.kill``, the process group, the
+:meth:`Sandboxed.kill` (:mod:`arena.sandbox.sandboxed`) kills the whole tree (``cgroup.kill``, the process group, the
 session, the bot's user, and anything left in the groups), waits until the user has no
 process left, and removes the groups and the scratch space.  Between its turns the
 referee freezes the whole tree (:meth:`Sandboxed.freeze`), so that a bot cannot take CPU
@@ -29,28 +29,23 @@ from the bot whose turn it is.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import json
 import os
-import resource
-import shutil
-import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import trio
-
-from arena.errors import ArenaError
 from arena.sandbox import confine, procfs, reach, scratch, seccomp, tree
-from arena.sandbox.cgroups import BotCgroup, CgroupSupport, detect
+from arena.sandbox.cgroups import BotCgroup, CgroupSupport
+from arena.sandbox.layers import LAYERS, LayerStatus, Limits, SandboxError
+from arena.sandbox.probe import probe_layers
 from arena.sandbox.process import BotProcess
+from arena.sandbox.sandboxed import Sandboxed
 from arena.sandbox.uids import Lease, UidPool
 
-__all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed", "report_rows"]
+__all__ = ["LAYERS", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed"]
 
 _MB = 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent.parent  # the arena package
@@ -60,208 +55,6 @@ IMPORT_DIR = "/run/arena"
 """Inside bubblewrap: the folder on a Python bot's import path that holds only ``arena``
 (a link to the package), so that the folders around the package can stay unlistable."""
 _SYSTEM_MOUNTS = frozenset(map(Path, ("/", "/usr", "/tmp", "/dev", "/proc")))
-PROBE_BOT = Path(__file__).resolve().parent / "probe_bot.py"
-
-LAYERS: dict[str, str] = {
-    "rlimits": "memory hogs, CPU loops, huge files, fd floods (address space, CPU, file size, open files)",
-    "session": "a bot's children outliving it: own session and process group, killed as one",
-    "uid": "reading root-only files, signalling the referee or other bots (one unprivileged user per bot, "
-           "whose every process dies with the bot)",
-    "bwrap": "the network, the filesystem beyond its own folders, other processes, the machine's load and "
-             "counters in /proc (bubblewrap namespaces)",
-    "seccomp": "sockets, ptrace, mount, new namespaces, bpf, io_uring and other kernel interfaces; file locks, "
-               "change notifications and CPU affinity (channels between bots)",
-    "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
-    "cgroup-kill": "processes escaping the session: the whole group is killed at once (cgroup v2)",
-    "freeze": "thinking on others' turns: once seen using the CPU there, the bot's processes are frozen from "
-              "each reply to its next request (cgroup v2 freezer; the `ponder` time setting allows it and "
-              "charges it to the bot's clock)",
-    "quota": "filling the disk or the inode table: the bot writes only to a tmpfs of its own with a size and "
-             "a file quota (it gets ENOSPC)",
-    "landlock": "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
-                "processes (the kernel's Landlock, applied inside the namespaces)",
-}
-"""Every layer the sandbox knows, and what it stops."""
-
-
-class SandboxError(ArenaError, RuntimeError):
-    """A sandbox that cannot provide what was asked, or a bot it cannot start."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one bot process tree."""
-
-    memory_mb: int = 2048
-    """Address space per process (rlimit) and memory of the whole tree (cgroup)."""
-    cpu_seconds: int = 3600
-    """CPU time over the process's whole life (it may play many matches)."""
-    file_size_mb: int = 16
-    """Largest file the bot may write in its scratch folder."""
-    open_files: int = 64
-    processes: int = 32
-    """Processes and threads of the whole tree (cgroup pids; RLIMIT_NPROC under its own uid)."""
-    scratch_mb: int = 32
-    """Bytes the bot may keep in its scratch space (the ``quota`` layer)."""
-    scratch_files: int = 4096
-    """Files and folders the bot may keep in its scratch space (the ``quota`` layer)."""
-
-    def apply(self, own_user: bool) -> None:
-        """Set the limits on the current process (runs in the child before exec)."""
-        resource.setrlimit(resource.RLIMIT_AS, (self.memory_mb * _MB,) * 2)
-        resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_size_mb * _MB,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if own_user:  # counts every process of the user: only meaningful per bot user
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes,) * 2)
-
-
-@dataclass(frozen=True)
-class LayerStatus:
-    """Whether a layer is in use here, and if not, why."""
-
-    name: str
-    active: bool
-    why: str = ""
-
-    @property
-    def stops(self) -> str:
-        """What the layer stops."""
-        return LAYERS[self.name]
-
-
-@dataclass
-class Sandboxed:
-    """A launched bot process with its scratch folder, user lease and control groups."""
-
-    process: BotProcess
-    scratch: Path
-    cgroup: BotCgroup | None = None
-    lease: Lease | None = None
-    _done: bool = field(default=False, repr=False)
-    _cpu_fd: int = field(default=-1, repr=False)
-    _freeze_fd: int = field(default=-1, repr=False)
-    frozen: bool = field(default=False, init=False)
-    """Whether the tree is frozen (or being frozen) now."""
-
-    @property
-    def pid(self) -> int:
-        """The launched process's id (its process group and session id too)."""
-        return self.process.pid
-
-    @property
-    def accounts_cpu(self) -> bool:
-        """Whether :meth:`cpu_ns` counts the tree's CPU time (the cgroup layer's cpuacct)."""
-        return self.cgroup is not None and self.cgroup.cpuacct is not None
-
-    def cpu_ns(self) -> int:
-        """CPU time the whole tree has used so far (0 without the cgroup layer or once it
-        is killed).  One ``pread`` of a counter kept open: cheap enough for every decision."""
-        if self._cpu_fd < 0:
-            if self._done or self.cgroup is None or self.cgroup.cpuacct is None:
-                return 0
-            try:
-                self._cpu_fd = os.open(self.cgroup.cpuacct / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                return 0
-        try:
-            return int(os.pread(self._cpu_fd, 32, 0))
-        except (OSError, ValueError):
-            return 0
-
-    @property
-    def can_freeze(self) -> bool:
-        """Whether :meth:`freeze` stops the tree (the ``freeze`` layer)."""
-        return self.cgroup is not None and self.cgroup.freezer is not None
-
-    def freeze(self) -> None:
-        """Stop every process of the tree until :meth:`thaw` (no-op without the freezer).
-
-        One write to ``cgroup.freeze``, kept open: the kernel stops the processes as they
-        next leave the kernel, within microseconds, and a process waiting for its next
-        request simply stays asleep."""
-        if not self.frozen and self._freezer(b"1"):
-            self.frozen = True
-
-    def thaw(self) -> None:
-        """Let the tree run again."""
-        if self.frozen:
-            self.frozen = False
-            self._freezer(b"0")
-
-    def _freezer(self, state: bytes) -> bool:
-        if self._freeze_fd < 0:
-            if self._done or self.cgroup is None or self.cgroup.freezer is None:
-                return False
-            try:
-                self._freeze_fd = os.open(self.cgroup.freezer, os.O_WRONLY | os.O_CLOEXEC)
-            except OSError:
-                return False
-        try:
-            os.write(self._freeze_fd, state)
-        except OSError:
-            return False
-        return True
-
-    async def kill(self) -> None:
-        """Kill the bot's whole tree, reap it, and remove its groups and scratch space; its
-        user goes back to the pool once none of the user's processes is left."""
-        if self._done:
-            return
-        self._done = True
-        for fd in (self._cpu_fd, self._freeze_fd):
-            if fd >= 0:
-                os.close(fd)
-        self._cpu_fd = self._freeze_fd = -1
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            self.process.kill()
-        uid = self.lease.uid if self.lease else None
-        with trio.CancelScope(shield=True):
-            # the session before the leader is reaped: until then its pid holds the session id
-            await tree.kill_tree(self.pid, uid)
-            if self.cgroup is not None:
-                self.cgroup.kill()
-            await self.process.wait()
-            # a user whose killed processes are not reaped in time stays out of the pool
-            released = uid is None or await tree.wait_reaped(uid)
-            # a plain folder a bot filled can take seconds to empty: never on the event loop
-            await trio.to_thread.run_sync(scratch.remove, self.scratch)
-        if self.cgroup is not None:
-            self.cgroup.remove()
-        if self.lease is not None and released:
-            self.lease.release()
-
-
-def _accessible_to_others(path: Path) -> bool:
-    """Whether a user other than the owner can reach and read ``path``."""
-    path = path.resolve()
-    for parent in path.parents:
-        if not parent.stat().st_mode & 0o001:
-            return False
-    return bool(path.stat().st_mode & 0o004)
-
-
-def _bot_python() -> str:
-    """An interpreter an unprivileged user can run, of this interpreter's version.
-
-    The arena's own may live under a private home (pyenv under /root); the system one of
-    the same minor version can load the same compiled modules.  A virtual environment's
-    interpreter is a link: the bot runs its target, which the sandbox shows (the bot
-    imports the environment's libraries through ``PYTHONPATH``, not the link's folder).
-    """
-    own = Path(sys.executable).resolve()
-    if _accessible_to_others(own):
-        return str(own)
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    for candidate in (Path("/usr/bin") / version, Path("/usr/local/bin") / version):
-        if candidate.exists() and _accessible_to_others(candidate):
-            return str(candidate)
-    raise SandboxError(f"no {version} interpreter that an unprivileged user can run (looked beside "
-                       f"{own} and in /usr/bin, /usr/local/bin)")
-
 
 @functools.cache
 def _compile_package() -> None:
@@ -303,10 +96,10 @@ class Sandbox:
         wanted = set(layers)
         self.status = {name: LayerStatus(name, name in wanted, "" if name in wanted else "not requested")
                        for name in LAYERS}
-        self._cgroups: CgroupSupport | None = None
-        self._uids: UidPool | None = None
+        self.cgroups: CgroupSupport | None = None
+        self.uids: UidPool | None = None
         self.python = sys.executable
-        self._sites: list[Path] = []
+        self.sites: list[Path] = _site_dirs()
 
     def with_limits(self, limits: Limits) -> Sandbox:
         """This sandbox, with its layers as probed, giving each bot ``limits``."""
@@ -335,115 +128,22 @@ class Sandbox:
             reasons = "; ".join(f"{s.name}: {s.why}" for s in missing)
             raise SandboxError(f"refusing to run untrusted bots without required sandbox layers ({reasons})")
 
-    def _set(self, name: str, active: bool, why: str = "") -> None:
+    def set_layer(self, name: str, active: bool, why: str = "") -> None:
+        """Turn a layer on or off, saying why (the probe's findings)."""
         self.status[name] = LayerStatus(name, active, why)
-
-    # -- probing --------------------------------------------------------------------------
 
     @classmethod
     async def probe(cls, limits: Limits | None = None) -> Sandbox:
-        """Every layer that works here, each confirmed by the probe bot."""
+        """Every layer that works here, each confirmed by the probe bot (:mod:`arena.sandbox.probe`)."""
         box = cls(limits, layers=LAYERS)
-        box._detect()
-        if any(box.status[name].active for name in ("uid", "bwrap", "landlock")):
-            report = await box._run_probe()
-            if report is None and box.status["bwrap"].active:  # bubblewrap could not start: try without it
-                box._set("bwrap", False, "bubblewrap failed to start the probe bot here")
-                box._set("seccomp", False, "applied by bubblewrap, which is not in use")
-                report = await box._run_probe()
-            box._confirm(report)
+        await probe_layers(box)
         return box
-
-    def _detect(self) -> None:
-        """Static checks: what is installed and permitted."""
-        root = os.geteuid() == 0
-        pool = UidPool() if root else None
-        if not root:
-            self._set("uid", False, "the arena is not running as root, so it cannot switch users")
-        elif not pool:
-            self._set("uid", False, "no arena-bot-* users exist: run scripts/setup-sandbox as root")
-        else:
-            self._uids = pool
-        if shutil.which("bwrap") is None:
-            self._set("bwrap", False, "bubblewrap is not installed (apt-get install bubblewrap)")
-        elif root and self._uids is None:
-            self._set("bwrap", False, "as root, bubblewrap needs an unprivileged bot user to start as")
-        ok, why = seccomp.available()
-        if not ok:
-            self._set("seccomp", False, why + " (pip install pyseccomp; needs libseccomp2)")
-        elif not self.status["bwrap"].active:
-            self._set("seccomp", False, "applied by bubblewrap, which is not in use")
-        abi = confine.abi_version()
-        if abi < 1:
-            self._set("landlock", False, "this kernel has no Landlock (Linux 5.13+ with the LSM enabled)")
-        support = detect()
-        self._cgroups = support
-        support.sweep()
-        scratch.sweep()
-        if not support.limits:
-            self._set("cgroup", False, "cgroup v1 memory, pids and cpuacct controllers are not writable here")
-        if support.v2 is None:
-            self._set("cgroup-kill", False, "no writable cgroup v2 hierarchy with cgroup.kill")
-            self._set("freeze", False, "no writable cgroup v2 hierarchy (its cgroup.freeze stops a whole tree)")
-        elif not support.freeze:
-            self._set("freeze", False, "this kernel's cgroup v2 has no cgroup.freeze (Linux 5.2+)")
-        mounts, why = scratch.can_mount()
-        if not mounts:
-            self._set("quota", False, f"cannot mount a tmpfs for each bot's scratch space: {why}")
-        if self.status["uid"].active or self.status["bwrap"].active:
-            try:
-                self.python = _bot_python()
-            except SandboxError as error:
-                self._set("uid", False, str(error))
-                self._set("bwrap", False, str(error))
-                self._set("seccomp", False, str(error))
-        self._sites = _site_dirs()
-
-    async def _run_probe(self) -> dict[str, object] | None:
-        """Start the probe bot behind the candidate layers; its report, or None if it failed."""
-        try:
-            sandboxed = await self.launch([self.python, str(PROBE_BOT)], PROBE_BOT.parent)
-        except (OSError, SandboxError):
-            return None
-        try:
-            output = b""
-            with trio.move_on_after(10):
-                while chunk := await sandboxed.process.stdout.receive_some(65536):
-                    output += chunk
-            report: dict[str, object] = json.loads(output)
-            return report
-        except (ValueError, trio.BrokenResourceError):
-            return None
-        finally:
-            await sandboxed.kill()
-
-    def _confirm(self, report: dict[str, object] | None) -> None:
-        """Keep only the layers whose effect the probe bot shows."""
-        if report is None:
-            for name in ("uid", "bwrap", "seccomp", "landlock"):
-                if self.status[name].active:
-                    self._set(name, False, "the probe bot did not start behind this layer")
-            return
-        if self.status["uid"].active and report.get("uid") == 0:
-            self._set("uid", False, "the probe bot still ran as root")
-        if self.status["bwrap"].active:
-            own = {ns: os.readlink(f"/proc/self/ns/{ns}") for ns in ("net", "pid", "mnt")}
-            theirs = report.get("namespaces") or {}
-            shared = [ns for ns in own if isinstance(theirs, dict) and theirs.get(ns) == own[ns]]
-            if shared or report.get("passwd") == "allowed":
-                self._set("bwrap", False, f"the probe bot shared namespaces {shared} or read /etc/passwd")
-        if self.status["seccomp"].active and report.get("socket") == "allowed":
-            self._set("seccomp", False, "the probe bot could still open a socket")
-        if self.status["landlock"].active and report.get("outside_write") == "allowed":
-            self._set("landlock", False, "the probe bot could still write outside its scratch folder")
-        if self.status["seccomp"].active and report.get("flock") == "allowed":
-            self._set("seccomp", False, "the probe bot could still lock a shared file")
 
     # -- launching ------------------------------------------------------------------------
 
     def _read_paths(self, folder: Path | None) -> list[Path]:
         """What a bot may read (besides /usr): its interpreter, the arena, its folder."""
-        reads = {_PACKAGE, *(self._sites or _site_dirs()), Path(self.python).resolve().parent.parent}
+        reads = {_PACKAGE, *(self.sites or _site_dirs()), Path(self.python).resolve().parent.parent}
         if folder is not None:
             reads.add(folder)
         return sorted(reads)
@@ -456,7 +156,7 @@ class Sandbox:
             return {}
         _compile_package()  # the copy carries current bytecode
         seen = {_PACKAGE.parent: reach.reachable(_PACKAGE.parent, ("arena",))}
-        seen.update({site: reach.reachable(site, SITE_PACKAGES) for site in self._sites or _site_dirs()})
+        seen.update({site: reach.reachable(site, SITE_PACKAGES) for site in self.sites or _site_dirs()})
         if folder is not None:
             seen[folder] = reach.reachable(folder)
         return {k: v for k, v in sorted(seen.items(), key=lambda item: -len(str(item[0]))) if k != v}
@@ -464,8 +164,8 @@ class Sandbox:
     def _import_path(self, seen: dict[Path, Path] | None = None) -> list[str]:
         """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
         if self.status["bwrap"].active:
-            return [IMPORT_DIR, *map(str, self._sites or _site_dirs())]
-        return [_translate(str(p), seen or {}) for p in (_PACKAGE.parent, *(self._sites or _site_dirs()))]
+            return [IMPORT_DIR, *map(str, self.sites or _site_dirs())]
+        return [_translate(str(p), seen or {}) for p in (_PACKAGE.parent, *(self.sites or _site_dirs()))]
 
     def _landlock_rules(self, folder: Path | None, scratch: Path, workshop: bool,
                         seen: dict[Path, Path]) -> dict[str, list[str]]:
@@ -500,7 +200,7 @@ class Sandbox:
         binds = [p for p in self._read_paths(folder) if Path("/usr") not in (p, *p.parents) and p.exists()]
         for parent in _hidden_parents([*binds, scratch]):
             args += ["--perms", "0111", "--dir", str(parent)]
-        sites = set(self._sites)
+        sites = set(self.sites)
         for path in binds:
             if workshop and path == folder:
                 args += ["--bind", str(path), str(path)]  # made reachable and the bot user's by launch
@@ -546,7 +246,7 @@ class Sandbox:
         if confines_itself:
             _compile_package()
         try:
-            lease = self._uids.acquire() if active["uid"].active and self._uids else None
+            lease = self.uids.acquire() if active["uid"].active and self.uids else None
         except RuntimeError as error:
             raise SandboxError(str(error)) from None
         if lease is not None:
@@ -564,11 +264,11 @@ class Sandbox:
         passed: list[int] = []  # descriptors the child inherits, closed here once it has them
         try:
             v2 = active["cgroup-kill"].active or active["freeze"].active
-            if self._cgroups is not None and (active["cgroup"].active or v2):
+            if self.cgroups is not None and (active["cgroup"].active or v2):
                 name = home.name  # arena-bot-PID-...: a sweep knows whose it is
-                support = CgroupSupport(self._cgroups.v1 if active["cgroup"].active else {},
-                                        self._cgroups.v2 if v2 else None,
-                                        self._cgroups.freeze and active["freeze"].active)
+                support = CgroupSupport(self.cgroups.v1 if active["cgroup"].active else {},
+                                        self.cgroups.v2 if v2 else None,
+                                        self.cgroups.freeze and active["freeze"].active)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
             environment = self._environment(home, seen)
             if active["landlock"].active:
@@ -652,9 +352,3 @@ def _give(folder: Path, uid: int, gid: int) -> None:
             os.chown(path, uid, gid, follow_symlinks=False)
             if not os.path.islink(path):
                 os.chmod(path, os.stat(path).st_mode | 0o200)
-
-
-def report_rows(box: Sandbox) -> list[list[str]]:
-    """Rows for ``arena doctor``: layer, active, and what it stops or why it is off."""
-    return [[s.name, "yes" if s.active else "no", s.stops if s.active else s.why] for s in box.status.values()]
-

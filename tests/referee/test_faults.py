@@ -369,7 +369,7 @@ def test_a_sandbox_the_arena_cannot_set_up_is_not_the_bots_fault(tmp_path: Path)
             pytest.skip(f"the uid layer is not active here: {box.status['uid'].why}")
         pool = UidPool(lock_dir=tmp_path / "locks")  # a private pool: other runs keep theirs
         held = [pool.acquire() for _ in range(len(pool))]
-        box._uids = pool
+        box.uids = pool
         try:
             with pytest.raises(SandboxError, match="in use"):
                 async with open_bots([manifest("random")], time_control=FAST, sandbox=box):

@@ -116,15 +116,15 @@ def _handing_out_first(box: Sandbox, uid: int | None) -> Sandbox:
     one is not this test's to know, and another referee may take ``uid`` the moment it is
     free.  That this referee gave it back at once is checked exactly (it holds no lock on
     it); a user another referee holds now skips the rest, saying so."""
-    assert uid is not None and box._uids is not None, "the uid layer is not active"
-    pool = UidPool(box._uids.lock_dir)
+    assert uid is not None and box.uids is not None, "the uid layer is not active"
+    pool = UidPool(box.uids.lock_dir)
     holders = _lease_holders(pool, uid)
     assert os.getpid() not in holders, f"the referee still holds user {uid} after closing its bot"
     if holders:
         pytest.skip(f"another referee on this machine (pid {sorted(holders)}) took user {uid} as soon as it was free")
     pool.users.sort(key=lambda user: user[0] != uid)
     reordered = copy.copy(box)
-    reordered._uids = pool
+    reordered.uids = pool
     return reordered
 
 
