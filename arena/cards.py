@@ -217,6 +217,16 @@ class Stock:
     def __len__(self) -> int:
         return self.left
 
+    def clone(self) -> Stock:
+        """A copy that deals the same cards as this stock, independently of it."""
+        new = Stock.__new__(Stock)
+        new._cards = self._cards[:]
+        new._next = self._next
+        new._state = self._state
+        new._words = None if self._words is None else self._words.clone()
+        new.left = self.left
+        return new
+
     def deal(self) -> Card:
         """The top card (IndexError when the stock is empty)."""
         cards = self._cards
@@ -292,6 +302,15 @@ class _KeyedWords:
         self._key = key
         self._words: list[int] = []
         self._used = 0
+
+    def clone(self) -> _KeyedWords:
+        """A copy that reads on independently (the words read so far are shared: they are
+        replaced, never changed)."""
+        new = _KeyedWords.__new__(_KeyedWords)
+        new._key = self._key
+        new._words = self._words
+        new._used = self._used
+        return new
 
     def below(self, n: int) -> int:
         """A uniform integer in ``0..n-1`` (Lemire's method on the next words)."""

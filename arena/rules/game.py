@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple, Self
 
 from arena.cards import CARDS, Card, Seed, card_names, parse_card
 from arena.rules.errors import IllegalActionError, RulesError
@@ -217,6 +217,27 @@ class MatchState(ABC):
             (e.seat, Action.parse(e.public["action"])) for e in self.log if e.kind == "action" and e.seat is not None
         ]
 
+    def clone(self) -> Self:
+        """A copy of the match that plays on independently: actions applied to either never
+        change the other (what a search needs, as OpenSpiel's ``State::Clone``).
+
+        Fast rather than fully deep: every list is copied, and so is a list in it (hands,
+        table hands); so are dicts and sets, and an attribute with a ``clone`` method (the
+        seats, the stock) is cloned.  Everything else is shared, being immutable: cards,
+        actions, tuples, the logged events, the variant and the options (never changed).
+        A family that keeps another mutable object in its state gives it a ``clone``.
+        """
+        new = object.__new__(type(self))
+        fields = new.__dict__
+        for name, value in self.__dict__.items():
+            if name in _BY_NAME:
+                copier = _BY_NAME[name]
+            else:
+                kind = type(value)
+                copier = _COPIERS[kind] if kind in _COPIERS else _copier(kind)
+            fields[name] = value if copier is None else copier(value)
+        return new
+
     def _illegal(self, action: object) -> IllegalActionError:
         legal = ", ".join(str(a) for a in self.legal_actions()) or "none (the match is over)"
         return IllegalActionError(f"{action} is not legal for seat {self.to_move} now; legal: {legal}")
@@ -305,6 +326,26 @@ class Variant:
     def evaluate(self, cards: Sequence[Card], options: Mapping[str, Any] | None = None) -> HandValue:
         """The value of one hand in this variant."""
         return self.family.evaluate(cards, self.resolve(options))
+
+
+def _copy_list(items: list[Any]) -> list[Any]:
+    """A list and every list in it copied (hands, table hands)."""
+    return [item[:] if type(item) is list else item for item in items]
+
+
+_BY_NAME: Final[dict[str, Callable[[Any], Any] | None]] = {"variant": None, "options": None, "log": list.copy}
+"""How :meth:`MatchState.clone` copies the base's attributes (None: shared): the options are
+never changed, and the log is copied in one step (its events are never changed)."""
+_COPIERS: dict[type, Callable[[Any], Any] | None] = {list: _copy_list, dict: dict.copy, set: set.copy}
+"""How :meth:`MatchState.clone` copies any other value by its type (None: shared), filled in
+as types are met."""
+
+
+def _copier(kind: type) -> Callable[[Any], Any] | None:
+    """The type's own ``clone`` method, or None: a type without one is immutable."""
+    method = getattr(kind, "clone", None)
+    copier = _COPIERS[kind] = method if callable(method) else None
+    return copier
 
 
 def check_deck(deck: Sequence[Card], expected: Sequence[Card]) -> list[Card]:

@@ -9,6 +9,7 @@ family's standing.  :class:`Lives` adds what every elimination game keeps beside
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Self
 
 from arena.rules.game import rank_placements
 
@@ -54,6 +55,12 @@ class Seats:
         """Every seat still in, from the one after ``seat`` round to ``seat`` (or its place):
         the order of a deal by ``seat``."""
         return self.order(self.next(seat))
+
+    def clone(self) -> Self:
+        """A copy whose books change independently of these (for :meth:`MatchState.clone`)."""
+        new = object.__new__(type(self))
+        new.__dict__.update({name: value[:] if type(value) is list else value for name, value in vars(self).items()})
+        return new
 
     def forfeit(self, seat: int) -> None:
         """Take ``seat`` out now, placed below every seat that did not forfeit."""

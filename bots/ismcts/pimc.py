@@ -22,7 +22,7 @@ from typing import Any
 
 from infoset import Knowledge, sample_state
 from playout import Playout
-from redeal import Redealer, clone
+from redeal import Redealer
 
 from arena.rules import Action, Variant
 
@@ -129,7 +129,7 @@ def search(
         keep = redealer is not None and deals == 0  # the template is never played on
         last = len(tallies) - 1
         for i, tally in enumerate(tallies):  # every candidate on a copy of the same deal
-            played = state if i == last and not keep else clone(state)
+            played = state if i == last and not keep else state.clone()
             played.apply(tally.action)
             tally.results.append(utility(policy.finish_round(played)))
         deals += 1

@@ -6,8 +6,8 @@ from the true state only in the opponents' cards it has never seen, the unseen t
 card a player gives up lands face up, and every card a player takes from the table was
 face up or stays as unseen to the others as before.  So once one deal has been replayed
 with the engine (the *template*: :func:`infoset.sample_state`), any other deal is the
-template with those cards redrawn.  That costs a copy of the state instead of a replay of
-the whole round, which in a long round was most of the search's time.
+template with those cards redrawn.  That costs a copy of the state (``MatchState.clone``)
+instead of a replay of the whole round, which in a long round was most of the search's time.
 
 A deal must still fit the history, and the history still weighs it:
 
@@ -33,42 +33,12 @@ from playout import Playout
 
 from arena.cards import Card, Stock
 from arena.rules import Action, MatchState
-from arena.rules.seats import Seats
 from arena.rules.widow import evaluate_hand
 
 KNOCK_FLOOR = 0.05
 """A knock is weighed at least this much, however weak the hand the deal gives the knocker."""
 FAMILY = "widow"
 """The rules family :class:`Redealer` serves."""
-
-
-def clone(state: MatchState) -> Any:
-    """A copy of ``state`` that plays on independently: its lists (one level down too), seats
-    and stock are copied, everything else (options, cards, actions, the variant) is shared.
-    The copy starts with an empty log."""
-    return _copy(state, top=True)
-
-
-def _copy(obj: Any, top: bool = False) -> Any:
-    new = object.__new__(type(obj))
-    for name, value in _fields(obj):
-        kind = type(value)
-        if kind is list:
-            value = [item[:] if type(item) is list else item for item in value]
-        elif isinstance(value, (Seats, Stock)):
-            value = _copy(value)
-        object.__setattr__(new, name, value)
-    if top:
-        new.log = []
-    return new
-
-
-def _fields(obj: Any) -> list[tuple[str, Any]]:
-    """Every attribute of ``obj``: its ``__dict__`` or its ``__slots__``."""
-    if hasattr(obj, "__dict__"):
-        return list(vars(obj).items())
-    names = [n for cls in type(obj).__mro__ for n in getattr(cls, "__slots__", ())]
-    return [(n, getattr(obj, n)) for n in names if hasattr(obj, n)]
 
 
 class Redealer:
@@ -172,7 +142,7 @@ class Redealer:
         then ``rest``: first the face-down table cards the seat has not seen (table hand by
         table hand, in place order), then the unseen cards out of play (in the order of
         :attr:`lost`), then the stock, top first."""
-        state = clone(self.template)
+        state = self.template.clone()
         for sim, hand in hands.items():
             state.hands[sim] = list(hand)
         for (h, p), card in zip(self.hidden, rest):

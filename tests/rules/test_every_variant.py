@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from invariants import fast_copy
 
 from arena.rules import Action, get_variant, variants
 
@@ -51,7 +51,7 @@ def test_a_deep_copy_plays_on_like_the_state(variant_name: str) -> None:
     rng = random.Random(6)
     while not state.is_over:
         action = rng.choice(state.legal_actions())
-        twin = fast_copy(state)
+        twin = copy.deepcopy(state)
         state.apply(action)
         twin.apply(action)
         assert [e.full() for e in twin.log] == [e.full() for e in state.log]

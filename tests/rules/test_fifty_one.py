@@ -8,7 +8,6 @@ drawer's sixth card.
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -146,7 +145,7 @@ def test_japanese_clear_reshuffles_the_cleared_cards_when_the_stock_is_short() -
     state.apply(Action.of("clear"))  # 5 from the stock: 2 left
     state.apply(state.legal_actions()[0])
     assert len(state.stock) == 2 and state.cleared == first_table
-    rest = copy.deepcopy(state.stock).deal_many(2)
+    rest = state.stock.clone().deal_many(2)
     cleared = first_table + state.table  # the table being cleared is cleared too
     expected = Stock(rest + cleared, derive_seed(seed, RESHUFFLE, 1, 1)).deal_many(5)
     state.apply(Action.of("clear"))
