@@ -57,7 +57,7 @@ class Standings:
     versus: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0]))
 
     def add(self, result: MatchResult, seating: list[str]) -> None:
-        placements = result.outcome["placements"]
+        placements = result.outcome.placements
         for seat, name in enumerate(seating):
             record = self.records.setdefault(name, Record())
             record.placements.append(placements[seat])

@@ -21,13 +21,13 @@ Played = tuple[str, int, int, MatchResult]
 def check_result(result: MatchResult, players: int, reasons: Collection[str] = ()) -> None:
     """No fault, one placement a seat in competition ranking, and (if given) one of ``reasons`` as the end."""
     assert result.faults == [], result.faults
-    placements = result.outcome["placements"]
+    placements = result.outcome.placements
     assert len(placements) == players
     assert all(1 <= p <= players for p in placements)
     for p in placements:  # competition ranking: a seat placed p has exactly p - 1 seats placed ahead of it
         assert p == 1 + sum(1 for q in placements if q < p), placements
     if reasons:
-        assert result.outcome["reason"] in reasons, result.outcome
+        assert result.outcome.reason in reasons, result.outcome
 
 
 def play_variants(
@@ -80,7 +80,7 @@ def average_place(name: str, variant: str, matches: int, seed_base: int = 0, rea
                 seated = others[:seat] + [bots[0]] + others[seat:]
                 result = await play_match(get_variant(variant), seated, seed=seed_base + m, match_id=f"strength-{m}")
                 check_result(result, 4, reasons)
-                total += result.outcome["placements"][seat]
+                total += result.outcome.placements[seat]
         return total / matches
 
     return trio.run(main)

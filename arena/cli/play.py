@@ -14,7 +14,7 @@ from arena.botspec import find_bot
 from arena.cards import Seed
 from arena.cli._app import OptionPairs, app, user_errors
 from arena.deals import new_key, opaque_id, parse_key
-from arena.referee import FaultPolicy, MatchResult, TimeControl, open_bots, play_match
+from arena.referee import FaultPolicy, MatchResult, PolicyMode, TimeControl, open_bots, play_match
 from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
 from arena.sandbox import LAYERS, Sandbox, report_rows
@@ -70,9 +70,10 @@ def match(
             plays = ", ".join(manifest.variants)
             raise RulesError(f"bot {manifest.label} does not play {game.name} (it plays: {plays})")
     try:
-        rules = FaultPolicy(policy, strikes)
-    except ValueError as error:
-        raise RulesError(str(error)) from None
+        rules = FaultPolicy(PolicyMode(policy), strikes)
+    except ValueError:
+        raise RulesError(f"--policy must be forfeit or substitute (and --strikes at least 1), not {policy!r} "
+                         f"and {strikes}") from None
     if seed is not None and key is not None:
         raise RulesError("give --seed or --key, not both")
     deal: Seed = seed if seed is not None else parse_key(key) if key is not None else new_key()
@@ -98,7 +99,7 @@ def match(
         log.write_text(json.dumps(record) + "\n", encoding="utf-8")
     if as_json:
         record.pop("log")
-        record["placements"] = result.outcome["placements"]
+        record["placements"] = list(result.outcome.placements)
         typer.echo(json.dumps(record))
         return
     _print_match(result)
@@ -135,14 +136,14 @@ def doctor(
 def _print_match(result: MatchResult) -> None:
     outcome = result.outcome
     dealt = f"key {result.seed.hex()}" if isinstance(result.seed, bytes) else f"seed {result.seed}"
-    typer.echo(f"{result.variant}, {dealt}: {outcome['reason']} after {counted(outcome['rounds'], 'round')}, "
+    typer.echo(f"{result.variant}, {dealt}: {outcome.reason} after {counted(outcome.rounds, 'round')}, "
                f"{counted(result.decisions, 'decision')} in {result.duration_s:.2f} s; "
                f"sandbox: {', '.join(result.sandbox)}")
     rows = []
     for seat, label in enumerate(result.bots):
         timing = result.timings[seat]
         mean = timing.total_s / timing.decisions * 1000 if timing.decisions else 0.0
-        rows.append([outcome["placements"][seat], seat, label, format_value(outcome["scores"][seat]),
+        rows.append([outcome.placements[seat], seat, label, format_value(outcome.scores[seat]),
                      timing.decisions, f"{mean:.2f}", f"{timing.max_s * 1000:.1f}"])
     rows.sort()
     typer.echo(tabulate(rows, headers=["place", "seat", "bot", "score", "decisions", "mean ms", "max ms"]))

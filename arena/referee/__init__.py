@@ -26,12 +26,24 @@ from __future__ import annotations
 from arena.referee.launch import open_bots
 from arena.referee.match import play_match
 from arena.referee.news import EVENT_BUDGET
-from arena.referee.records import FAULT_KINDS, BotFault, Fault, FaultPolicy, MatchResult, SeatTiming, TimeControl
+from arena.referee.records import (
+    BotFault,
+    Fault,
+    FaultKind,
+    FaultPolicy,
+    MatchResult,
+    Penalty,
+    PolicyMode,
+    SeatTiming,
+    TimeControl,
+)
 from arena.referee.session import STDERR_KEEP, Bot
 
 __all__ = [
     "EVENT_BUDGET",
-    "FAULT_KINDS",
+    "FaultKind",
+    "Penalty",
+    "PolicyMode",
     "STDERR_KEEP",
     "Bot",
     "BotFault",

@@ -9,7 +9,7 @@ import time
 
 import trio
 
-from arena.referee.records import BotFault
+from arena.referee.records import BotFault, FaultKind
 from arena.sandbox import BotProcess
 
 __all__ = ["Pipes"]
@@ -111,7 +111,7 @@ class Pipes:
             if self._skipping:  # the end of an oversized line already reported
                 self._skipping = False
             elif end > self._limit:
-                raise BotFault("oversized", f"a line of {end} bytes (limit {self._limit})")
+                raise BotFault(FaultKind.OVERSIZED, f"a line of {end} bytes (limit {self._limit})")
             else:
                 return line
         if self._skipping:
@@ -119,5 +119,5 @@ class Pipes:
         elif len(buffer) > self._limit:
             self._skipping = True
             buffer.clear()
-            raise BotFault("oversized", f"a line longer than {self._limit} bytes")
+            raise BotFault(FaultKind.OVERSIZED, f"a line longer than {self._limit} bytes")
         return None

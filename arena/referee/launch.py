@@ -11,7 +11,7 @@ from typing import Final
 import trio
 
 from arena.botspec import BotManifest
-from arena.referee.records import BotFault, TimeControl
+from arena.referee.records import BotFault, FaultKind, TimeControl
 from arena.referee.session import Bot
 from arena.sandbox import Sandbox, SandboxError
 
@@ -37,13 +37,13 @@ async def open_bots(
     box = sandbox or Sandbox()
     refused: list[SandboxError] = []
     async with trio.open_nursery() as nursery:
-        bots: list[Bot | BotFault] = [BotFault("startup", "not started", m.label) for m in manifests]
+        bots: list[Bot | BotFault] = [BotFault(FaultKind.STARTUP, "not started", m.label) for m in manifests]
 
         async def start(i: int, manifest: BotManifest) -> None:
             argv = manifest.argv(box.python)
             problem = _command_problem(manifest, argv)
             if problem:
-                bots[i] = BotFault("startup", problem, manifest.label)
+                bots[i] = BotFault(FaultKind.STARTUP, problem, manifest.label)
                 return
             try:
                 sandboxed = await box.launch(argv, manifest.folder, confines_itself=manifest.is_python)
@@ -51,7 +51,7 @@ async def open_bots(
                 refused.append(error)
                 return
             except OSError as error:  # the bot's command cannot run
-                bots[i] = BotFault("startup", f"cannot start {argv[0]!r}: {error}", manifest.label)
+                bots[i] = BotFault(FaultKind.STARTUP, f"cannot start {argv[0]!r}: {error}", manifest.label)
                 return
             bot = Bot(manifest, sandboxed, box.active, freeze=not time_control.ponder)
             nursery.start_soon(bot.drain_stderr)

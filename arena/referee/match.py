@@ -20,9 +20,19 @@ import trio
 from arena.cards import Seed, derive_seed
 from arena.protocol import DECIDE, Error, MatchEnd, MatchStart, encode, encode_raw, spliced
 from arena.referee.news import EVENT_BUDGET, EVENT_MAX, News, split_news
-from arena.referee.records import BotFault, Fault, FaultPolicy, MatchResult, SeatTiming, TimeControl
+from arena.referee.records import (
+    BotFault,
+    Fault,
+    FaultKind,
+    FaultPolicy,
+    MatchResult,
+    Penalty,
+    PolicyMode,
+    SeatTiming,
+    TimeControl,
+)
 from arena.referee.session import OFF_TURN_GRACE_MS, Bot, timeout_fault
-from arena.rules import Action, MatchState, Variant
+from arena.rules import Action, MatchState, Outcome, Variant
 
 __all__ = ["SUBSTITUTE", "Seat", "play_match"]
 
@@ -124,7 +134,7 @@ class _Table:
         """Record a fault; True if the seat is now out of the match."""
         policy = self.policy
         seat.strikes += 1
-        out = policy.mode == "forfeit" or error.fatal or seat.strikes >= policy.strikes
+        out = policy.mode == PolicyMode.FORFEIT or error.fatal or seat.strikes >= policy.strikes
         entrant = seat.entrant
         if not out and isinstance(entrant, Bot):
             try:
@@ -132,7 +142,8 @@ class _Table:
             except BotFault as unreachable:  # it cannot even be told: it is out
                 error = BotFault(error.kind, f"{error.detail}; then {unreachable}")
                 out = True
-        penalty = "forfeit" if policy.mode == "forfeit" else ("disqualified" if out else "substituted")
+        penalty = (Penalty.FORFEIT if policy.mode == PolicyMode.FORFEIT
+                   else Penalty.DISQUALIFIED if out else Penalty.SUBSTITUTED)
         self.faults.append(Fault(seat.number, entrant.label, error.kind, error.detail, self.request, penalty))
         if out:
             self.state.forfeit(seat.number)
@@ -146,7 +157,7 @@ class _Table:
         for seat in self.seats:
             entrant = seat.entrant
             if isinstance(entrant, BotFault):
-                self.faults.append(Fault(seat.number, entrant.label, entrant.kind, entrant.detail, 0, "forfeit"))
+                self.faults.append(Fault(seat.number, entrant.label, entrant.kind, entrant.detail, 0, Penalty.FORFEIT))
                 self.state.forfeit(seat.number)
         players = len(self.seats)
         for seat in self.seats:
@@ -190,8 +201,8 @@ class _Table:
             spent = 0.0
             try:
                 if allowed_ms <= 0:
-                    raise BotFault("timeout", f"used {charged_ms:.0f} ms of CPU on others' turns, more than its "
-                                              f"{budget_ms + seat.bank_ms:.0f} ms left")
+                    raise BotFault(FaultKind.TIMEOUT, f"used {charged_ms:.0f} ms of CPU on others' turns, more "
+                                                      f"than its {budget_ms + seat.bank_ms:.0f} ms left")
                 if len(news) * EVENT_MAX > EVENT_BUDGET:  # perhaps too many for one line
                     early, news = split_news(news, EVENT_BUDGET)
                     for message in early:  # a seat that has not decided for long: its news go first
@@ -229,10 +240,10 @@ class _Table:
                 action = self.substitute.choice(legal)
             state.apply(action)
 
-    async def end(self, match_id: str) -> dict[str, Any]:
+    async def end(self, match_id: str) -> Outcome:
         """The outcome, sent with their last news to the bots still in the match."""
         assert self.state.outcome is not None
-        outcome = self.state.outcome.to_dict()
+        outcome = self.state.outcome
         for seat in self.seats:
             player = seat.bot
             if player is not None:
@@ -240,10 +251,10 @@ class _Table:
                 try:
                     for message in early:
                         await player.send(message)
-                    await player.send(encode(MatchEnd(match_id, outcome, spliced(news))))
+                    await player.send(encode(MatchEnd(match_id, outcome.to_dict(), spliced(news))))
                 except BotFault as error:  # the match is over: nothing to forfeit, but it is not reused
                     self.faults.append(Fault(seat.number, player.label, error.kind, error.detail, self.request,
-                                             "none"))
+                                             Penalty.NONE))
                     await player.close(0)
         return outcome
 
@@ -253,7 +264,7 @@ def _idle_timeout(fault: BotFault, cpu_s: float, spent_s: float) -> BotFault:
     most likely for its own reply to leave an output buffer."""
     if fault.kind != "timeout" or fault.fatal or cpu_s > 0.1 * spent_s:
         return fault
-    return BotFault("timeout", f"{fault.detail}; it used {cpu_s * 1000:.0f} ms of CPU meanwhile, so it was "
+    return BotFault(FaultKind.TIMEOUT, f"{fault.detail}; it used {cpu_s * 1000:.0f} ms of CPU meanwhile, so it was "
                                "waiting, not thinking: did it write its reply without a newline, or without "
                                "flushing its output? (docs/PROTOCOL.md, 'Transport')")
 
@@ -263,4 +274,4 @@ def _chosen(text: str, legal: Sequence[Action]) -> Action:
     for action in legal:
         if action.text == text:
             return action
-    raise BotFault("illegal_action", f"{text!r} is not one of {[a.text for a in legal]}")
+    raise BotFault(FaultKind.ILLEGAL_ACTION, f"{text!r} is not one of {[a.text for a in legal]}")

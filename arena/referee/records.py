@@ -4,16 +4,46 @@ policy, faults, timings and the match's result."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Final
+from enum import StrEnum
+from typing import Any
 
 from arena.cards import Seed
-from arena.rules import Event
+from arena.rules import Event, Outcome
 
-__all__ = ["FAULT_KINDS", "BotFault", "Fault", "FaultPolicy", "MatchResult", "SeatTiming", "TimeControl"]
+__all__ = ["BotFault", "Fault", "FaultKind", "FaultPolicy", "MatchResult", "Penalty", "PolicyMode", "SeatTiming",
+           "TimeControl"]
 
-FAULT_KINDS: Final = (
-    "startup", "crash", "timeout", "malformed", "oversized", "wrong_id", "illegal_action", "closed_stdout",
-)
+
+class FaultKind(StrEnum):
+    """What a bot did wrong (docs/PROTOCOL.md, "Faults")."""
+
+    STARTUP = "startup"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    MALFORMED = "malformed"
+    OVERSIZED = "oversized"
+    WRONG_ID = "wrong_id"
+    ILLEGAL_ACTION = "illegal_action"
+    CLOSED_STDOUT = "closed_stdout"
+
+
+class PolicyMode(StrEnum):
+    """What the referee does with a bot that faults."""
+
+    FORFEIT = "forfeit"
+    """The bot is out of the match at once."""
+    SUBSTITUTE = "substitute"
+    """A random legal action is played for it, until its ``strikes``-th fault."""
+
+
+class Penalty(StrEnum):
+    """What a fault cost the bot."""
+
+    FORFEIT = "forfeit"
+    SUBSTITUTED = "substituted"
+    DISQUALIFIED = "disqualified"
+    NONE = "none"
+    """A fault after the match ended (its ``match_end`` could not be sent): nothing to lose."""
 
 
 @dataclass(frozen=True)
@@ -46,30 +76,32 @@ class TimeControl:
 class FaultPolicy:
     """What happens to a bot that faults."""
 
-    mode: str = "forfeit"
+    mode: PolicyMode = PolicyMode.FORFEIT
     """``forfeit``: the bot is out of the match at once; ``substitute``: a random legal action
     is played for it until its ``strikes``-th fault, which disqualifies it."""
     strikes: int = 3
 
     def __post_init__(self) -> None:
-        if self.mode not in ("forfeit", "substitute"):
-            raise ValueError(f"fault policy must be 'forfeit' or 'substitute', not {self.mode!r}")
+        try:
+            object.__setattr__(self, "mode", PolicyMode(self.mode))
+        except ValueError:
+            raise ValueError(f"fault policy must be 'forfeit' or 'substitute', not {self.mode!r}") from None
         if self.strikes < 1:
             raise ValueError("strikes must be at least 1")
 
 
 class BotFault(Exception):
-    """A bot broke the protocol or the clock; ``kind`` is one of :data:`FAULT_KINDS`.
+    """A bot broke the protocol or the clock (a :class:`FaultKind`).
 
     ``label`` names the bot where the fault stands in for it (a bot that did not start);
     ``fatal``: the bot cannot go on under any policy (it stopped reading its input)."""
 
-    def __init__(self, kind: str, detail: str, label: str = "?", *, fatal: bool = False) -> None:
+    def __init__(self, kind: FaultKind, detail: str, label: str = "?", *, fatal: bool = False) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
         self.label = label
-        self.fatal = fatal or kind in ("crash", "closed_stdout")
+        self.fatal = fatal or kind in (FaultKind.CRASH, FaultKind.CLOSED_STDOUT)
 
 
 @dataclass(frozen=True)
@@ -78,12 +110,11 @@ class Fault:
 
     seat: int
     bot: str
-    kind: str
+    kind: FaultKind
     detail: str
     decision: int
     """The match's decision number (from 1) at which it happened; 0 before the first."""
-    penalty: str
-    """``forfeit``, ``substituted`` or ``disqualified``."""
+    penalty: Penalty
 
 
 @dataclass
@@ -120,7 +151,7 @@ class MatchResult:
     seed: Seed
     """What dealt the cards: a public seed, or a secret key (never sent to a bot)."""
     bots: list[str]
-    outcome: dict[str, Any]
+    outcome: Outcome
     faults: list[Fault]
     timings: list[SeatTiming]
     sandbox: list[str]
@@ -140,6 +171,7 @@ class MatchResult:
         record = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "events"}
         if isinstance(self.seed, bytes):  # the match is over: its key may be shown
             record["seed"], record["key"] = None, self.seed.hex()
+        record["outcome"] = self.outcome.to_dict()
         record["faults"] = [asdict(f) for f in self.faults]
         record["timings"] = [asdict(t) for t in self.timings]
         record["log"] = self.log

@@ -28,7 +28,7 @@ from arena.protocol import (
     encode,
 )
 from arena.referee.channel import Pipes
-from arena.referee.records import BotFault
+from arena.referee.records import BotFault, FaultKind
 from arena.sandbox import Sandboxed
 from arena.text import printable
 
@@ -142,13 +142,13 @@ class Bot:
             await self.send(encode(Hello(PROTOCOL_VERSION, __version__)))
             message = await self._receive(time.perf_counter() + timeout_s)
         except TimeoutError:
-            raise BotFault("startup", f"no hello within {timeout_s:.1f} s") from None
+            raise BotFault(FaultKind.STARTUP, f"no hello within {timeout_s:.1f} s") from None
         except BotFault as fault:  # crashed, garbage ...: no valid hello is a start-up fault
-            raise BotFault("startup", f"{fault.kind} before hello: {fault.detail}") from None
+            raise BotFault(FaultKind.STARTUP, f"{fault.kind} before hello: {fault.detail}") from None
         if not isinstance(message, BotHello):
-            raise BotFault("startup", "the first message must be hello")
+            raise BotFault(FaultKind.STARTUP, "the first message must be hello")
         if message.protocol != PROTOCOL_VERSION:
-            raise BotFault("startup", f"speaks protocol {message.protocol}, the referee {PROTOCOL_VERSION}")
+            raise BotFault(FaultKind.STARTUP, f"speaks protocol {message.protocol}, the referee {PROTOCOL_VERSION}")
         self.hello = message
         self.startup_s = time.perf_counter() - start
         if not self.sandboxed.accounts_cpu:  # no way to see it thinking off-turn: freeze it always
@@ -188,7 +188,7 @@ class Bot:
                 if reply.id in self._late:  # a reply that came after its timeout
                     self._late.discard(reply.id)
                     continue
-                raise BotFault("wrong_id", f"answered request {reply.id}, expected {request}")
+                raise BotFault(FaultKind.WRONG_ID, f"answered request {reply.id}, expected {request}")
         except EOFError:
             raise await self._gone() from None
         except TimeoutError:
@@ -231,8 +231,8 @@ class Bot:
             await self._stderr_settled()
         tail = self.stderr_text(STDERR_SHOWN).strip()
         if code is None:
-            return BotFault("closed_stdout", "closed its stdout but kept running")
-        return BotFault("crash", _exit_status(code) + (f"; stderr: {tail}" if tail else ""))
+            return BotFault(FaultKind.CLOSED_STDOUT, "closed its stdout but kept running")
+        return BotFault(FaultKind.CRASH, _exit_status(code) + (f"; stderr: {tail}" if tail else ""))
 
     async def close(self, grace_s: float = 0.2) -> None:
         """Say ``bye``, give the bot a moment to exit, then kill its whole process group."""
@@ -250,14 +250,14 @@ class Bot:
 
 def timeout_fault(allowed_s: float) -> BotFault:
     """The fault of a bot that did not answer within ``allowed_s``."""
-    return BotFault("timeout", f"no answer within {allowed_s * 1000:.0f} ms")
+    return BotFault(FaultKind.TIMEOUT, f"no answer within {allowed_s * 1000:.0f} ms")
 
 
 def _malformed(error: ProtocolError, line: bytes) -> BotFault:
     """The fault of a line that is not a protocol message; a hint where it is no JSON at all."""
     hint = "" if line.lstrip()[:1] == b"{" else (
         "; stdout carries only protocol lines: debug output belongs on stderr (docs/PROTOCOL.md, 'Transport')")
-    return BotFault("malformed", f"{error}: {line[:200]!r}{hint}")
+    return BotFault(FaultKind.MALFORMED, f"{error}: {line[:200]!r}{hint}")
 
 
 def _exit_status(code: int) -> str:
@@ -278,5 +278,6 @@ def _exit_status(code: int) -> str:
 
 def _unread(waited_s: float) -> BotFault:
     """The fault of a bot whose input pipe stayed full: it cannot be asked anything more."""
-    return BotFault("timeout", f"left its input unread for {waited_s:.1f} s (the pipe to it stayed full)", fatal=True)
+    return BotFault(FaultKind.TIMEOUT, f"left its input unread for {waited_s:.1f} s (the pipe to it stayed full)",
+                    fatal=True)
 

@@ -33,12 +33,12 @@ from arena.deals import new_key
 from arena.errors import ArenaError
 from arena.sandbox import LAYERS, UidPool, closed_to_others
 from arena.text import counted
+from arena.tournament.jobs import BotRef, FromWorker, Played, Ready, TableJob
 from arena.tournament.ratings import ratings
 from arena.tournament.registry import content_hash, find, install
 from arena.tournament.scheduler import Table, schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import HeldError, MatchRecord, SeatRecord, Store, StoreError, VersionRow
-from arena.tournament.worker import BotRef, FromWorker, MatchJob, Played, Ready, TableJob
 
 __all__ = [
     "Executor",
@@ -371,8 +371,8 @@ def _job(spec: TournamentSpec, table: Table) -> TableJob:
     return TableJob(
         id=table.id, variant=table.variant, options=table.options,
         bots=[BotRef(v.bot, v.path) for v in table.versions],
-        matches=[MatchJob(m.id, m.public_id, m.seed, list(m.seats), m.generation) for m in table.matches],
-        time=spec.time, policy=spec.policy.mode, strikes=spec.policy.strikes, limits=spec.limits,
+        matches=list(table.matches),
+        time=spec.time, policy=spec.policy, limits=spec.limits,
     )
 
 
@@ -382,13 +382,13 @@ def _record(spec: TournamentSpec, table: Table, played: Played) -> MatchRecord:
     for fault in played.faults:
         faults[fault["seat"]] += 1
     seats = tuple(
-        SeatRecord(table.versions[index].id, played.placements[seat], played.scores[seat], faults[seat],
+        SeatRecord(table.versions[index].id, played.outcome.placements[seat], played.outcome.scores[seat], faults[seat],
                    played.seat_decisions[seat], played.seat_think_s[seat])
         for seat, index in enumerate(match.seats)
     )
     return MatchRecord(
         id=played.id, tournament=spec.name, seq=match.seq, variant=table.variant, options=table.options,
-        seed=0, seats=seats, reason=played.reason, rounds=played.rounds, decisions=played.decisions,
+        seed=0, seats=seats, reason=played.outcome.reason, rounds=played.outcome.rounds, decisions=played.decisions,
         faults=played.faults, sandbox=played.sandbox, duration_s=played.duration_s, log=played.log, deal=match.deal,
     )
 

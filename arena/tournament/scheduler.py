@@ -29,27 +29,11 @@ from itertools import combinations
 from typing import Any
 
 from arena.deals import deal_key, opaque_id
+from arena.tournament.jobs import MatchSpec
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import VersionRow
 
 __all__ = ["MatchSpec", "Table", "plays", "rotation_matches", "schedule"]
-
-
-@dataclass(frozen=True)
-class MatchSpec:
-    """One match to play: its id, place in the schedule, deal and seating."""
-
-    id: str
-    seq: int
-    seed: bytes
-    """The deal's secret key."""
-    seats: tuple[int, ...]
-    """For each seat, the index of its bot in :attr:`Table.versions`."""
-    deal: int
-    generation: int
-    """Which generation of the table's bot processes plays it (its seat rotation)."""
-    public_id: str
-    """The id its bots are told."""
 
 
 @dataclass(frozen=True)

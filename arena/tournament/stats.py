@@ -102,6 +102,8 @@ def fit_strengths(wins: Array, counts: Array) -> Array:
     """Bradley-Terry strengths (mean 0) for summed ``wins``/``counts`` of shape
     ``(..., n, n)``: one fit per leading index, all at once."""
     n = wins.shape[-1]
+    if n == 0:
+        return np.zeros(wins.shape[:-1])
     won = wins.sum(axis=-1) + _PRIOR
     p = np.ones(wins.shape[:-1])
     for _ in range(_ITERATIONS):
@@ -114,7 +116,8 @@ def fit_strengths(wins: Array, counts: Array) -> Array:
         if done:
             break
     theta: Array = np.log(p)
-    return theta - theta.mean(axis=-1, keepdims=True) if n else theta
+    centred: Array = theta - theta.mean(axis=-1, keepdims=True)
+    return centred
 
 
 @dataclass(frozen=True)
@@ -168,8 +171,11 @@ class Uncertainty:
 def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resamples: int = 1000,
                 seed: int = 0) -> Uncertainty:
     """Fit and bootstrap over deal groups (``seed`` makes the resampling reproducible)."""
-    wins, counts = comparisons(matches, versions)
+    played = list(matches)
+    wins, counts = comparisons(played, versions)
     groups = wins.shape[0]
+    if not played:
+        return Uncertainty(tuple(versions), np.zeros(len(versions)), np.zeros((1, len(versions))), 0)
     theta = fit_strengths(wins.sum(axis=0), counts.sum(axis=0))
     rng = np.random.default_rng(seed)
     weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=resamples).astype(float)

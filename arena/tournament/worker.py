@@ -26,81 +26,15 @@ import msgspec
 import trio
 
 from arena.botspec import manifest_for
-from arena.referee import Bot, BotFault, FaultPolicy, SeatTiming, TimeControl, open_bots, play_match
+from arena.referee import Bot, BotFault, SeatTiming, open_bots, play_match
 from arena.rules import get_variant
-from arena.sandbox import Limits, Sandbox
+from arena.sandbox import Sandbox
+from arena.tournament.jobs import FromWorker, MatchSpec, Played, Ready, TableDone, TableJob, ToWorker
 from arena.tournament.logs import compress_log
 
-__all__ = ["BotRef", "MatchJob", "Played", "Ready", "TableDone", "TableJob", "main"]
+__all__ = ["main"]
 
 
-class BotRef(msgspec.Struct, frozen=True):
-    """A registered bot version to launch."""
-
-    name: str
-    path: str | None
-
-
-class MatchJob(msgspec.Struct, frozen=True):
-    """One match of a table: its id, deal key and seating (indices into the table's bots)."""
-
-    id: str
-    public_id: str
-    """The id its bots are told."""
-    seed: bytes
-    """The deal's secret key."""
-    seats: list[int]
-    generation: int
-    """Matches of one generation are played by the same bot processes, started for them."""
-
-
-class TableJob(msgspec.Struct, frozen=True, tag="table"):
-    """A table to play: its bots, variant, conditions and matches."""
-
-    id: str
-    variant: str
-    options: dict[str, Any]
-    bots: list[BotRef]
-    matches: list[MatchJob]
-    time: TimeControl
-    policy: str
-    strikes: int
-    limits: Limits = Limits()
-
-
-class Ready(msgspec.Struct, frozen=True, tag="ready"):
-    """The worker is up; these sandbox layers are active for its bots."""
-
-    sandbox: list[str]
-    why_not: dict[str, str]
-
-
-class Played(msgspec.Struct, frozen=True, tag="played"):
-    """A finished match, seat by seat."""
-
-    table: str
-    id: str
-    placements: list[int]
-    scores: list[float]
-    reason: str
-    rounds: int
-    decisions: int
-    faults: list[dict[str, Any]]
-    sandbox: list[str]
-    duration_s: float
-    seat_decisions: list[int]
-    seat_think_s: list[float]
-    log: bytes
-
-
-class TableDone(msgspec.Struct, frozen=True, tag="done"):
-    """Every match of the table was played; its bots are gone."""
-
-    table: str
-
-
-ToWorker = TableJob
-FromWorker = Ready | Played | TableDone
 
 
 def _used_s(timing: SeatTiming) -> float:
@@ -117,9 +51,9 @@ async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
     await send(TableDone(job.id))
 
 
-def _generations(matches: list[MatchJob]) -> list[list[MatchJob]]:
+def _generations(matches: list[MatchSpec]) -> list[list[MatchSpec]]:
     """Consecutive matches of the same generation, in order."""
-    runs: list[list[MatchJob]] = []
+    runs: list[list[MatchSpec]] = []
     for match in matches:
         if not runs or runs[-1][0].generation != match.generation:
             runs.append([])
@@ -127,7 +61,7 @@ def _generations(matches: list[MatchJob]) -> list[list[MatchJob]]:
     return runs
 
 
-async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sandbox, send: Any) -> None:
+async def _play_generation(job: TableJob, matches: list[MatchSpec], sandbox: Sandbox, send: Any) -> None:
     """Play ``matches`` with one process per bot, started again where needed, and killed
     at the end without waiting after their ``bye`` (their stderr is of no more use).
 
@@ -140,7 +74,7 @@ async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sand
     manifests = [manifest_for(b.name, b.path) for b in job.bots]
     sandbox = sandbox.with_limits(job.limits)
     time_control = job.time
-    policy = FaultPolicy(job.policy, job.strikes)
+    policy = job.policy
     limit_s = sandbox.limits.cpu_seconds
     used_s = [0.0] * len(manifests)  # by the bot's current process
     costliest_s = [0.0] * len(manifests)  # one match, any process of the bot
@@ -169,9 +103,7 @@ async def _play_generation(job: TableJob, matches: list[MatchJob], sandbox: Sand
                 used_s[i] += _used_s(timing)
                 costliest_s[i] = max(costliest_s[i], _used_s(timing))
             await send(Played(
-                table=job.id, id=match.id, placements=list(result.outcome["placements"]),
-                scores=list(result.outcome["scores"]), reason=result.outcome["reason"],
-                rounds=result.outcome["rounds"], decisions=result.decisions,
+                table=job.id, id=match.id, outcome=result.outcome, decisions=result.decisions,
                 faults=[asdict(f) for f in result.faults],
                 sandbox=result.sandbox, duration_s=result.duration_s,
                 seat_decisions=[t.decisions for t in result.timings],

@@ -45,7 +45,7 @@ WIDOW_TABLE = ("{bot}", "random", "{bot}", "random", "random")
 
 def _check(result: MatchResult, players: int) -> None:
     assert result.faults == [], result.faults
-    placements = result.outcome["placements"]
+    placements = result.outcome.placements
     assert sorted(placements)[0] == 1 and all(1 <= p <= players for p in placements), placements
 
 

@@ -265,10 +265,10 @@ def assert_went_on(played: Played, seat: int) -> None:
     """``seat`` was placed last alone and the others played the match to a normal end."""
     result = played.result
     players = len(result.bots)
-    placements = result.outcome["placements"]
+    placements = result.outcome.placements
     assert placements[seat] == players, f"the faulty seat is not last: {placements}"
     assert placements.count(players) == 1, f"the faulty seat shares last place: {placements}"
-    assert "forfeit" not in result.outcome["reason"], result.outcome
+    assert "forfeit" not in result.outcome.reason, result.outcome
     forfeit = played.forfeit_index(seat)
     later = [e for e in result.log[forfeit + 1 :] if e["event"] == "action"]
     assert later, "no action was played after the fault"

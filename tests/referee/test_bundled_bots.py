@@ -41,7 +41,7 @@ def _bundled(name: str) -> Any:
 
 def _check_result(result: MatchResult, players: int) -> None:
     assert result.faults == [], result.faults
-    placements = result.outcome["placements"]
+    placements = result.outcome.placements
     assert len(placements) == players
     assert all(1 <= p <= players for p in placements)
     # competition ranking: a seat placed p has exactly p - 1 seats placed ahead of it
@@ -93,7 +93,7 @@ async def _average_place(name: str, variant: str, matches: int) -> float:
             table = others[:seat] + [bots[0]] + others[seat:]
             result = await play_match(get_variant(variant), table, seed=m, match_id=f"strength-{m}")
             _check_result(result, 4)
-            total += result.outcome["placements"][seat]
+            total += result.outcome.placements[seat]
     return total / matches
 
 

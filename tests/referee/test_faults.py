@@ -92,8 +92,8 @@ def test_fault_in_a_two_player_match_ends_it_for_the_other() -> None:
     played = play(seats("crash", 0, 2))
     result = played.result
     assert [(f.seat, f.kind) for f in result.faults] == [(0, "crash")]
-    assert result.outcome["placements"] == [2, 1]
-    assert result.outcome["reason"] == "every other player forfeited"
+    assert result.outcome.placements == (2, 1)
+    assert result.outcome.reason == "every other player forfeited"
     assert_gone(played.after_match[0], "crash")
 
 
@@ -213,7 +213,7 @@ def test_substitute_one_strike_then_the_bot_plays_on(bot: str, kind: str) -> Non
     assert result.timings[SEAT].decisions > 4, "the bot did not get to play on"
     assert not any(e["event"] == "forfeit" for e in result.log)
     assert result.log[-1]["event"] == "match_end"
-    assert "forfeit" not in result.outcome["reason"]
+    assert "forfeit" not in result.outcome.reason
     seen = played.after_match[SEAT]
     assert seen is not None and seen.pid_alive, "a substituted bot must stay alive"
     if bot == "slow":

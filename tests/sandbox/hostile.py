@@ -542,7 +542,7 @@ def assert_nothing_left(played: Played) -> None:
 
 def assert_valid_outcome(result: MatchResult) -> None:
     """Placements are a competition ranking of every seat, and the log ends the match."""
-    placements = result.outcome["placements"]
+    placements = result.outcome.placements
     players = len(result.bots)
     assert len(placements) == players
     for p in placements:
@@ -555,7 +555,7 @@ def assert_clean(played: Played) -> None:
     """No fault at all, and the match ended normally."""
     assert played.result.faults == [], played.result.faults
     assert_valid_outcome(played.result)
-    assert "forfeit" not in played.result.outcome["reason"], played.result.outcome
+    assert "forfeit" not in played.result.outcome.reason, played.result.outcome
 
 
 def forfeit_index(result: MatchResult, seat: int) -> int:
@@ -576,7 +576,7 @@ def assert_fault(played: Played, seat: int, kind: str, *, detail: str = "") -> A
     assert fault.penalty == "forfeit"
     assert detail in fault.detail, fault.detail
     assert_valid_outcome(result)
-    placements = result.outcome["placements"]
+    placements = result.outcome.placements
     players = len(result.bots)
     assert placements[seat] == players and placements.count(players) == 1, placements
     index = forfeit_index(result, seat)

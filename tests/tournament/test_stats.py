@@ -119,3 +119,7 @@ def test_the_environment_is_fitted_to_the_matches() -> None:
     decisive = [match(i, {1: 1, 2: 2}, i) for i in range(60)]
     noisy = [match(i, {1: 1, 2: 2} if rng.random() < 0.55 else {1: 2, 2: 1}, i) for i in range(60)]
     assert fit_environment(noisy).beta > fit_environment(decisive).beta
+
+
+def test_no_matches_claim_nothing_and_do_not_fail() -> None:
+    assert not uncertainty([], [1, 2]).enough and uncertainty([], []).groups == 0

@@ -12,12 +12,13 @@ import trio
 
 from arena.botspec import load_manifest
 from arena.deals import deal_key
-from arena.referee import Bot, TimeControl, open_bots, play_match
+from arena.referee import Bot, FaultPolicy, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Limits, Sandbox
 from arena.tournament import worker
+from arena.tournament.jobs import BotRef, MatchSpec, Played, TableDone, TableJob
 from arena.tournament.scheduler import rotation_matches
-from arena.tournament.worker import BotRef, MatchJob, Played, TableDone, TableJob, _play_table
+from arena.tournament.worker import _play_table
 
 SPINNER = Path(__file__).resolve().parent / "bots" / "spinner"
 MATCHES = 8
@@ -28,9 +29,9 @@ LIMIT = Limits(cpu_seconds=1)
 def table() -> TableJob:
     return TableJob(
         id="long", variant="scat", options={}, bots=[BotRef("spinner", str(SPINNER)), BotRef("random", None)],
-        matches=[MatchJob(f"long-{n}", f"p{n}", deal_key(b"k" * 32, n), [0, 1] if n % 2 else [1, 0], 0)
+        matches=[MatchSpec(f"long-{n}", n, deal_key(b"k" * 32, n), (0, 1) if n % 2 else (1, 0), n, 0, f"p{n}")
                  for n in range(MATCHES)],
-        time=TimeControl(), policy="forfeit", strikes=3,
+        time=TimeControl(), policy=FaultPolicy(),
     )
 
 
@@ -75,8 +76,7 @@ def test_each_rotation_is_played_by_processes_that_never_saw_its_deals(monkeypat
     specs = rotation_matches(key, "gen", "scat", 3, [0, 1], 0)
     job = TableJob(id="gen", variant="scat", options={},
                    bots=[BotRef("random", None), BotRef("threshold", None), BotRef("random", None)],
-                   matches=[MatchJob(m.id, m.public_id, m.seed, list(m.seats), m.generation) for m in specs],
-                   time=TimeControl(), policy="forfeit", strikes=3)
+                   matches=list(specs), time=TimeControl(), policy=FaultPolicy())
     seen: dict[int, set[bytes]] = {}  # bot process -> the deals it played
     launched: list[tuple[int, set[int]]] = []  # (its pid, earlier processes still alive at its launch)
     real_play = worker.play_match
