@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 import msgspec
 
 from arena import PROTOCOL_VERSION
+from arena.errors import ArenaError
 
 __all__ = [
     "ACTION",
@@ -48,7 +49,7 @@ MAX_LINE: Final = 64 * 1024
 """Longest line (bytes, newline excluded) either side may send."""
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArenaError, ValueError):
     """A line from a bot that is not a valid message."""
 
 

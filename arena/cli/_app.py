@@ -9,10 +9,7 @@ from typing import Annotated, ParamSpec, TypeVar
 import typer
 
 from arena import __version__
-from arena.botspec import ManifestError
-from arena.cards import CardError
-from arena.rules import RulesError
-from arena.sandbox import SandboxError
+from arena.errors import ArenaError
 
 __all__ = ["OptionPairs", "app", "fail", "user_errors"]
 
@@ -32,9 +29,9 @@ OptionPairs = Annotated[
     typer.Option("--option", "-o", help="Override a rules option, NAME=VALUE (repeatable); see `arena variants V`."),
 ]
 
-USER_ERRORS: tuple[type[Exception], ...] = (ValueError, RulesError, CardError, ManifestError, SandboxError)
+USER_ERRORS: tuple[type[Exception], ...] = (ArenaError,)
 """Errors that describe a mistake in what the user asked for: one line, no traceback.
-Every arena error class derives from ``ValueError`` (bad input) or is listed here."""
+Anything else is a bug in the arena and shows its traceback."""
 
 
 def fail(message: str) -> typer.Exit:

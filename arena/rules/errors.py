@@ -3,10 +3,12 @@ depend on nothing)."""
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
+
 __all__ = ["IllegalActionError", "RulesError"]
 
 
-class RulesError(ValueError):
+class RulesError(ArenaError, ValueError):
     """Base class of every error the rules engine raises."""
 
 
