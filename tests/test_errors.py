@@ -27,7 +27,7 @@ def test_every_arena_error_is_an_arena_error() -> None:
             if inspect.isclass(value) and issubclass(value, Exception) and value.__module__ == module.name:
                 found.append(f"{module.name}.{name}")
                 assert issubclass(value, ArenaError) or f"{module.name}.{name}" in INTERNAL, name
-    assert len(found) >= 15 and USER_ERRORS == (ArenaError,)
+    assert len(found) >= 15 and (ArenaError,) == USER_ERRORS
 
 
 def test_a_user_mistake_is_one_line_and_a_bug_is_a_traceback() -> None:
