@@ -12,8 +12,9 @@ for it.  The smallest bot::
         return random.choice(legal)
 
 ``match`` (a :class:`MatchInfo`) gives the variant's rules for look-ahead: hand values
-with this match's options (``match.value(cards)``) and the rules engine itself
-(``match.rules.new_match(...)``) to simulate continuations from a guessed deal.
+with this match's options (``match.value(cards)``; ``match.evaluator()`` in a search) and
+the rules engine itself (``match.rules.new_match(...)``) to simulate continuations from a
+guessed deal.
 
 Every bot process imports this module before it can answer the referee's ``hello``, so
 it imports nothing heavy: not pluggy (its ``inspect`` and ``typing`` imports alone cost
@@ -35,7 +36,6 @@ if TYPE_CHECKING:  # the rules engine loads on first use: a bot that never needs
 
     from pluggy import HookimplMarker, HookspecMarker
 
-    from arena.cards import Card
     from arena.protocol import MatchStart
     from arena.rules import HandValue, Variant
 
@@ -165,12 +165,50 @@ class MatchInfo:
         """Every option value of this match (defaults filled in)."""
         return self.rules.resolve(self.options)
 
-    def value(self, cards: Sequence[str | Card]) -> HandValue:
-        """The value of a hand under this match's options (``match.value(obs["hand"])``)."""
-        from arena.cards import parse_cards
+    def value(self, cards: Sequence[str | int]) -> HandValue:
+        """The value of a hand under this match's options (``match.value(obs["hand"])``): cards
+        by name, or as ints (``rank * 4 + suit``, as :class:`arena.cards.Card` is).  CardError
+        or RulesError for a malformed hand.  Each distinct hand is evaluated once; in a hot
+        loop :meth:`evaluator` saves the names' parsing too."""
+        from arena.cards import NAMES, CardError, parse_cards
 
-        parsed = parse_cards([str(c) for c in cards])
-        return self.rules.family.evaluate(parsed, self.resolved_options)
+        names = []
+        for card in cards:
+            if not isinstance(card, str):
+                if not 0 <= card < len(NAMES):
+                    raise CardError(f"invalid card {card!r}: a card int is rank * 4 + suit, 0 to 51")
+                card = NAMES[card]
+            names.append(card)
+        return self._evaluator(parse_cards(names))
+
+    def evaluator(self) -> Callable[[Sequence[int]], HandValue]:
+        """A fast :meth:`value` for search and simulation: a function of a hand's cards as ints
+        (``rank * 4 + suit``: :class:`arena.cards.Card` or plain ``int``, in any order) that
+        gives its value under this match's options.  The rules engine evaluates each distinct
+        hand once (RulesError for a malformed one, e.g. a card twice); after that a call
+        costs a dict lookup::
+
+            value = match.evaluator()
+            best = max(value((a, b, c)).value for a, b, c in combinations(cards, 3))
+        """
+        return self._evaluator
+
+    @cached_property
+    def _evaluator(self) -> Callable[[Sequence[int]], HandValue]:
+        """One evaluator for every match of the process with these rules and options."""
+        options = self.resolved_options
+        key = (self.variant, repr(sorted(options.items())))
+        evaluator = _EVALUATORS.get(key)
+        if evaluator is None:
+            from arena.rules.hands import cached_evaluator
+
+            family, fixed = self.rules.family, dict(options)  # a bot may change its match's dict
+            evaluator = _EVALUATORS[key] = cached_evaluator(lambda cards: family.evaluate(cards, fixed))
+        return evaluator
+
+
+_EVALUATORS: dict[tuple[str, str], Callable[[Sequence[int]], HandValue]] = {}
+""":meth:`MatchInfo.evaluator` by variant and option values: a bot process plays many matches."""
 
 
 class BotSpec:

@@ -7,16 +7,17 @@ losing on value alone but finds a single highest hand by the cards that make it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.cards import POINTS, SUIT_NAMES, Card
+from arena.cards import CARDS, POINTS, SUIT_NAMES, Card
 from arena.rules.errors import RulesError
 
 __all__ = [
     "HandValue",
     "SUIT_ORDER",
+    "cached_evaluator",
     "check_hand",
     "format_value",
     "special_values",
@@ -87,6 +88,28 @@ def check_hand(cards: Sequence[Card], size: int, deck: int = 52) -> None:
     if deck == 32 and any(c >> 2 < 5 for c in cards):
         low = " ".join(str(c) for c in cards if c >> 2 < 5)
         raise RulesError(f"{low}: not in the 32-card deck (7 to A)")
+
+
+def cached_evaluator(evaluate: Callable[[Sequence[Card]], HandValue]) -> Callable[[Sequence[int]], HandValue]:
+    """``evaluate`` (a family's, under one match's options) as a function of a hand's cards as
+    plain ints (``rank * 4 + suit``, in any order), run once per distinct hand: every
+    evaluator of the engine values a hand alike in any order of its cards.
+
+    A hand holding a card twice is never answered from the cache: ``evaluate`` refuses it.
+    """
+    cache: dict[frozenset[int], HandValue] = {}
+    get = cache.get
+
+    def value(cards: Sequence[int]) -> HandValue:
+        key = frozenset(cards)
+        found = get(key)
+        if found is None or len(key) != len(cards):
+            found = evaluate([CARDS[card] for card in cards])
+            if len(key) == len(cards):
+                cache[key] = found
+        return found
+
+    return value
 
 
 def json_number(value: float) -> int | float:

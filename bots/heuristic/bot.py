@@ -43,13 +43,13 @@ from typing import Any
 import relatives  # this folder is on sys.path (the bot host adds it)
 import widow as widow_family
 
+from arena.cards import POINTS
 from arena.sdk import MatchInfo, hookimpl
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 NAMES = [r + s for r in RANKS for s in SUITS]  # index = rank * 4 + suit, as in arena.cards
 INDEX = {name: i for i, name in enumerate(NAMES)}
-POINTS = [min(i >> 2, 8) + 2 if (i >> 2) < 12 else 11 for i in range(52)]
 BIT = [1 << i for i in range(52)]
 
 LAMBDA = 0.5
@@ -98,6 +98,7 @@ class Bot:
         self.match = match
         o = match.resolved_options
         self.options = o
+        self.evaluate = match.evaluator()
         self.scoring: str = o["scoring"]
         self.deck = [i for i in range(52) if o["deck"] == 52 or (i >> 2) >= 5]
         self.round = Round()
@@ -111,12 +112,12 @@ class Bot:
     # -- hand values ----------------------------------------------------------------
 
     def rate(self, a: int, b: int, c: int) -> float:
-        """Value of a three-card hand (a blitz or 33 gets SPECIAL_BONUS), via match.value."""
+        """Value of a three-card hand (a blitz or 33 gets SPECIAL_BONUS), by the match's rules."""
         v = self.values.get(BIT[a] | BIT[b] | BIT[c])
         return self.rate_new(a, b, c) if v is None else v
 
     def rate_new(self, a: int, b: int, c: int) -> float:
-        hand = self.match.value([NAMES[a], NAMES[b], NAMES[c]])
+        hand = self.evaluate((a, b, c))
         v = self.values[BIT[a] | BIT[b] | BIT[c]] = hand.value + (SPECIAL_BONUS if hand.special else 0.0)
         return v
 
@@ -172,12 +173,14 @@ class Bot:
     def strength(self, deck: list[int], plain: bool = False) -> float:
         """Mean best hand of five random cards of ``deck``: how strong hands run under the
         match's options (``plain``: suit sums only, the 52-card scat reference)."""
+        from arena.rules.net_suit import suit_sum  # loaded by the match's rules already
+
         rng = random.Random(5)
         total = 0.0
         for _ in range(300):
             pool = rng.sample(deck, 5)
             if plain:
-                total += max(_suit_sum(t) for t in combinations(pool, 3))
+                total += max(suit_sum(t) for t in combinations(pool, 3))
             else:
                 total += min(31.0, self.best3(pool)[0])
         return total / 300
@@ -428,13 +431,6 @@ class Bot:
             elif value == best_other:
                 wins += 0.5
         return wins / SAMPLES
-
-
-def _suit_sum(cards: tuple[int, ...]) -> float:
-    sums = [0, 0, 0, 0]
-    for c in cards:
-        sums[c & 3] += POINTS[c]
-    return float(max(sums))
 
 
 def _exchange_result(hand: list[str], action: str, widow: list[str | None]) -> list[str] | None:

@@ -20,7 +20,7 @@ from bisect import bisect_left, bisect_right
 from itertools import combinations
 from typing import Any
 
-from arena.cards import CARDS, new_deck
+from arena.cards import new_deck
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -55,7 +55,7 @@ class WidowBot:
     def __init__(self, match: Any) -> None:
         self.match = match
         self.options = match.resolved_options
-        self.family = match.rules.family
+        self.evaluate = match.evaluator()
         self.deck = [int(c) for c in new_deck(self.options["deck"])]
         self.rng = random.Random(f"{match.match_id}/{match.seat}/heuristic-widow")
         self.strengths: dict[int, tuple[Any, ...]] = {}
@@ -72,7 +72,7 @@ class WidowBot:
         key = (1 << a) | (1 << b) | (1 << c)
         found = self.strengths.get(key)
         if found is None:
-            hand = self.family.evaluate([CARDS[a], CARDS[b], CARDS[c]], self.options)
+            hand = self.evaluate((a, b, c))
             found = self.strengths[key] = (hand.special, *hand.low_key)
         return found
 

@@ -16,7 +16,6 @@ from typing import Any
 
 from arena.cards import POINTS, Card, parse_card
 from arena.rules import get_variant
-from arena.rules.hands import special_values, thirty_one_points
 from arena.sdk import MatchInfo, hookimpl
 
 FIRST_TURN: Mapping[int, tuple[float, ...]] = {
@@ -79,13 +78,13 @@ def turns_taken(events: Sequence[Mapping[str, Any]], seat: int) -> int:
 
 
 class Hands:
-    """Hand values under one match's trips and three-aces options."""
+    """Hand values under one match's options."""
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        self.trips, self.aces = special_values(options["trips"], options["three_aces"])
+    def __init__(self, match: MatchInfo) -> None:
+        self.evaluate = match.evaluator()
 
     def value(self, cards: Sequence[Card]) -> float:
-        return thirty_one_points(cards, self.trips, self.aces)
+        return self.evaluate(cards).value
 
     def with_top(self, hand: Sequence[Card], top: Card) -> float:
         """The best hand keeping ``top`` and two of ``hand``."""
@@ -179,7 +178,7 @@ def match_start(match: MatchInfo) -> None:
     if match.rules.family.name == "skat":
         _any_legal.seed(f"{match.match_id}/{match.seat}")
         return
-    _hands = Hands(match.resolved_options)
+    _hands = Hands(match)
     _turns = WidowTurns()
 
 
@@ -191,7 +190,7 @@ def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> s
         return _any_legal.choice(legal)
     if "widow" in observation and match.rules.family.name == "widow":
         return choose_widow(observation, legal, match, _turns)
-    hands = _hands or Hands(match.resolved_options)
+    hands = _hands or Hands(match)
     if observation["phase"] == "discard":
         return hands.discard([parse_card(c) for c in observation["hand"]], legal)
     return choose_turn(observation, legal, match, hands)

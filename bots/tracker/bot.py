@@ -15,7 +15,6 @@ from typing import Any
 
 from arena.cards import POINTS, Card, parse_card
 from arena.rules import get_variant
-from arena.rules.hands import special_values, thirty_one_points
 from arena.sdk import MatchInfo, hookimpl
 
 FIRST_ROUND_KNOCK = 22.0
@@ -96,13 +95,13 @@ class Tracker:
     def __init__(self, match: MatchInfo) -> None:
         self.match = match
         options = match.resolved_options
-        self.trips, self.aces = special_values(options["trips"], options["three_aces"])
+        self.evaluate = match.evaluator()
         self.aces_blitz = options["three_aces"] == "33" or (
             options.get("special_hands") == "schwimmen" and options["three_aces"] != "none")  # Feuer
         self.memory = Memory()
 
     def value(self, cards: Sequence[Card]) -> float:
-        return thirty_one_points(cards, self.trips, self.aces)
+        return self.evaluate(cards).value
 
     def choose(self, observation: Mapping[str, Any], legal: Sequence[str]) -> str:
         hand = [parse_card(c) for c in observation["hand"]]
@@ -130,7 +129,7 @@ class Tracker:
     def choose_widow(self, observation: Mapping[str, Any], hand: list[Card], legal: Sequence[str]) -> str:
         """Schwimmen: knock at 22 on the first turn knocking is allowed and 30 later; swap when
         it gains 7 or reaches 30, never laying down a card that gives the next player 31."""
-        value = self.match.value(hand).value
+        value = self.value(hand)
         if observation["phase"] == "choice":
             return "keep" if value >= KEEP_AT else "swap_hand"
         if "knock" in legal:
@@ -151,7 +150,7 @@ class Tracker:
             else:
                 continue
             if not any(feeds(card) for card in given):
-                options.append((self.match.value(after).value, action))
+                options.append((self.value(after), action))
         best = max(options, default=None)
         if best is not None and (best[0] - value >= TAKE_GAIN or (best[0] >= TAKE_REACH and best[0] > value)):
             return best[1]
