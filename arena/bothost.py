@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["load_plugin", "serve"]
 
-_MARK = PROJECT + "_impl"
+_MARK = PROJECT + "_impl"  # the mark pluggy's HookimplMarker puts (arena.sdk says why it is read here directly)
 _SPEC_ARGS = {  # the hooks' arguments, ``self`` left out, as pluggy reads them
     name: code.co_varnames[1:code.co_argcount]
     for name, code in ((n, getattr(BotSpec, n).__code__) for n in ("choose", "match_start", "on_event", "match_end"))

@@ -12,7 +12,7 @@ import pytest
 
 from arena.cards import CARDS, CardError, new_deck, parse_cards
 from arena.rules import RulesError, get_variant, variants
-from arena.sdk import MatchInfo
+from arena.sdk import PROJECT, MatchInfo, hookimpl, hookspec
 
 HAND_SIZES = {"thirty-one": 3, "widow": 3, "fifty-one": 5, "fifty-one-chinese": 5, "empat-satu": 4, "skat": 10}
 
@@ -79,3 +79,33 @@ def test_the_sdk_loads_the_rules_engine_only_when_a_value_is_asked() -> None:
             "m.evaluator(); print('arena.rules' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False", "True"]
+
+
+@pytest.mark.parametrize("arguments", [
+    {}, {"tryfirst": True}, {"trylast": True}, {"hookwrapper": True}, {"wrapper": True}, {"optionalhook": True},
+    {"specname": "choose"},
+])
+def test_hookimpl_marks_a_function_as_pluggys_marker_does(arguments: dict[str, object]) -> None:
+    import pluggy
+
+    def ours() -> None: ...
+
+    def theirs() -> None: ...
+
+    hookimpl(**arguments)(ours)
+    pluggy.HookimplMarker(PROJECT)(**arguments)(theirs)
+    assert getattr(ours, f"{PROJECT}_impl") == getattr(theirs, f"{PROJECT}_impl")
+    assert hookimpl(ours) is ours
+
+
+@pytest.mark.parametrize("arguments", [{}, {"firstresult": True}, {"historic": True}])
+def test_hookspec_marks_a_function_as_pluggys_marker_does(arguments: dict[str, object]) -> None:
+    import pluggy
+
+    def ours() -> None: ...
+
+    def theirs() -> None: ...
+
+    hookspec(**arguments)(ours)
+    pluggy.HookspecMarker(PROJECT)(**arguments)(theirs)
+    assert getattr(ours, f"{PROJECT}_spec") == getattr(theirs, f"{PROJECT}_spec")
