@@ -1,5 +1,5 @@
 """The errors the rules engine raises (every module of the engine may raise them, so they
-depend on nothing)."""
+depend on no other module of it)."""
 
 from __future__ import annotations
 
