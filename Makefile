@@ -28,7 +28,7 @@ demo: bytecode            ## install, then run the main job on its embedded defa
 
 test: bytecode            ## the whole test suite (doctests included), then the type check and the linter
 	$(PY) -m pytest
-	$(PY) -m mypy
+	scripts/typecheck
 	$(VENV)/bin/ruff check arena tests benchmarks bots scripts
 
 bench: bytecode           ## speed measurements (not tests)

@@ -240,11 +240,12 @@ class ThirtyOneState(SeriesState):
         if self.knocker >= 0 and self._last_turns == 0:  # it was the last seat owed a turn
             self._showdown()
             return
-        if seat == self._seat:
+        to_move = seat == self._seat
+        if to_move:
             self._taken = None
             self._phase = _TURN
             self._seat = self.seats.next(seat)
-        if self._gate:  # the first player left before deciding on knocking out of the gate
+        if self._gate and to_move:  # the first player left before deciding on knocking out of the gate
             self._gate = False
             if not self._blitz_on_turn:
                 self._check_blitz(self._turn_order())

@@ -43,7 +43,7 @@ from typing import Any
 import relatives  # this folder is on sys.path (the bot host adds it)
 import widow as widow_family
 
-from arena.cards import POINTS
+from arena.cards import CARDS, POINTS
 from arena.sdk import MatchInfo, hookimpl
 
 RANKS = "23456789TJQKA"
@@ -180,7 +180,7 @@ class Bot:
         for _ in range(300):
             pool = rng.sample(deck, 5)
             if plain:
-                total += max(suit_sum(t) for t in combinations(pool, 3))
+                total += max(suit_sum(t) for t in combinations(map(CARDS.__getitem__, pool), 3))
             else:
                 total += min(31.0, self.best3(pool)[0])
         return total / 300

@@ -159,7 +159,7 @@ class WidowBot:
     def knock_is_safe(self, utility: float, observation: dict[str, Any]) -> bool:
         """Whether a hand of ``utility`` is unlikely to be the lowest at the showdown."""
         opponents = sum(observation["active"]) - 1
-        return (1.0 - utility) ** opponents <= self.risk
+        return bool((1.0 - utility) ** opponents <= self.risk)
 
 
 FAMILIES = {"widow": WidowBot}

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from infoset import MAX_TRIES, MIN_ACCEPT, Knowledge
 from playout import Playout
 
 from arena.cards import Card, Stock
 from arena.rules import Action, MatchState
-from arena.rules.widow import evaluate_hand
+from arena.rules.widow import WidowState, evaluate_hand
 
 KNOCK_FLOOR = 0.05
 """A knock is weighed at least this much, however weak the hand the deal gives the knocker."""
@@ -60,11 +60,12 @@ class Redealer:
             turns.reverse()  # latest first: hands are rebuilt backwards from the current one
         self.declines = set(declines)
         self.pool = set(knowledge.pool)
-        self.stock_size = len(self.template.stock)
-        self.hidden = [(h, p) for h, (cards, up) in enumerate(zip(self.template.table, self.template.face_up))
+        widow = cast(WidowState, template)  # the widow family's state, as FAMILY says
+        self.stock_size = len(widow.stock)
+        self.hidden = [(h, p) for h, (cards, up) in enumerate(zip(widow.table, widow.face_up))
                        for p in range(len(cards)) if not up[p] and cards[p] in self.pool]
         """Face-down table places (Switch) whose cards the seat has not seen: redealt too ..."""
-        self.lost = [i for i, card in enumerate(self.template.discarded) if card in self.pool]
+        self.lost = [i for i, card in enumerate(widow.discarded) if card in self.pool]
         """... and so are the unseen cards put out of play (Switch's renewed face-down hands)."""
         self.redealt = len(self.hidden) + len(self.lost)
         self._special: dict[int, bool] = {}

@@ -1592,3 +1592,15 @@ def test_banking_busted_players_are_placed_by_chips() -> None:
     assert state.is_over and state.outcome is not None
     assert state.outcome.scores == (0.0, 3.0, 0.0)
     assert state.outcome.placements == (2, 1, 2)
+
+
+def test_california_another_seat_forfeits_while_the_first_player_holds_four_cards() -> None:
+    """The gate belongs to the first player: a forfeit elsewhere during its first turn
+    leaves it open (and the first player's four cards untouched), then play goes on."""
+    deck = build_deck([LOW, MID_S, MID_H], "5c", "9d 8d 7d")
+    state = match("california-quick", [deck])
+    state.apply(Action.of("draw"))  # seat 1 holds four cards, deciding its discard
+    state.forfeit(2)
+    assert state.to_move == 1 and len(state.hands[1]) == 4
+    state.apply(Action.of("discard", parse_card("9d")))
+    assert not ends(state) and state.to_move == 0
