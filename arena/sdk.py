@@ -52,13 +52,33 @@ __all__ = ["BotSpec", "MatchInfo", "PROJECT", "hookimpl", "hookspec"]
 PROJECT = "arena-bot"
 
 
-class _HookspecMarker:
-    """``pluggy.HookspecMarker`` without importing pluggy: the same ``{project}_spec`` mark."""
+class _Marker:
+    """What pluggy's two markers share: the project whose mark they put, and the decorator
+    that may be called with the function or with options first.  A mark is ``options``
+    stored on the function as ``{project}{suffix}``; ``error`` (pluggy's) is raised instead
+    when the mark is put, as pluggy raises it."""
 
     __slots__ = ("project_name",)
 
     def __init__(self, project_name: str) -> None:
         self.project_name = project_name
+
+    def _marking(
+        self, function: _F | None, suffix: str, options: dict[str, Any], error: str | None = None,
+    ) -> _F | Callable[[_F], _F]:
+        def mark(func: _F) -> _F:
+            if error is not None:
+                raise ValueError(error)
+            setattr(func, self.project_name + suffix, dict(options))
+            return func
+
+        return mark if function is None else mark(function)
+
+
+class _HookspecMarker(_Marker):
+    """``pluggy.HookspecMarker`` without importing pluggy: the same ``{project}_spec`` mark."""
+
+    __slots__ = ()
 
     def __call__(
         self,
@@ -68,25 +88,16 @@ class _HookspecMarker:
         warn_on_impl: Warning | None = None,
         warn_on_impl_args: Mapping[str, Warning] | None = None,
     ) -> _F | Callable[[_F], _F]:
-        def mark(func: _F) -> _F:
-            if historic and firstresult:
-                raise ValueError("cannot have a historic firstresult hook")
-            setattr(func, self.project_name + "_spec", {
-                "firstresult": firstresult, "historic": historic, "warn_on_impl": warn_on_impl,
-                "warn_on_impl_args": warn_on_impl_args,
-            })
-            return func
-
-        return mark if function is None else mark(function)
+        return self._marking(function, "_spec", {
+            "firstresult": firstresult, "historic": historic, "warn_on_impl": warn_on_impl,
+            "warn_on_impl_args": warn_on_impl_args,
+        }, "cannot have a historic firstresult hook" if historic and firstresult else None)
 
 
-class _HookimplMarker:
+class _HookimplMarker(_Marker):
     """``pluggy.HookimplMarker`` without importing pluggy: the same ``{project}_impl`` mark."""
 
-    __slots__ = ("project_name",)
-
-    def __init__(self, project_name: str) -> None:
-        self.project_name = project_name
+    __slots__ = ()
 
     def __call__(
         self,
@@ -98,14 +109,10 @@ class _HookimplMarker:
         specname: str | None = None,
         wrapper: bool = False,
     ) -> _F | Callable[[_F], _F]:
-        def mark(func: _F) -> _F:
-            setattr(func, self.project_name + "_impl", {
-                "wrapper": wrapper, "hookwrapper": hookwrapper, "optionalhook": optionalhook,
-                "tryfirst": tryfirst, "trylast": trylast, "specname": specname,
-            })
-            return func
-
-        return mark if function is None else mark(function)
+        return self._marking(function, "_impl", {
+            "wrapper": wrapper, "hookwrapper": hookwrapper, "optionalhook": optionalhook,
+            "tryfirst": tryfirst, "trylast": trylast, "specname": specname,
+        })
 
 
 if not TYPE_CHECKING:  # type checkers see pluggy's own markers, whose signatures these share
