@@ -8,13 +8,13 @@ from typing import Annotated
 import typer
 
 from arena.cli._app import OptionPairs, app, fail, user_errors
-from arena.cli.tournament import INTERRUPTED, Concurrency, DbOption, ProgressView, Workers
+from arena.cli.tournament import Concurrency, DbOption, ProgressView, Workers
 from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
 from arena.tournament.runner import RunError
 from arena.tournament.sequential import TestPlan, run_test, verdict
 from arena.tournament.stats import Sprt
-from arena.tournament.store import DEFAULT_DB, Store, StoreError
+from arena.tournament.store import DEFAULT_DB, Store
 
 
 def _line(result: Sprt) -> str:
@@ -71,18 +71,9 @@ def test(
             typer.echo(f"{plan.title}: {_line(result)}")
             return
         view = ProgressView(plan.title, quiet=quiet)
-        try:
+        with view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to resume."):
             result = run_test(plan, store, view, lambda r: view.console.print(_line(r), highlight=False),
                               workers=workers, concurrency=concurrency)
-        except KeyboardInterrupt:
-            view.close()
-            typer.echo(f"\nstopped: every bot was killed; finished matches are kept in {db}. Run the same "
-                       "command again to resume.", err=True)
-            raise typer.Exit(INTERRUPTED) from None
-        except (RunError, StoreError) as error:
-            view.close()
-            raise fail(str(error)) from None
-        view.close()
     verdicts = {"better": f"{new} is better than {base} (by at least about the margin {margin})",
                 "not better": f"{new} is not better than {base} by the margin {margin}",
                 "undecided": f"undecided after {result.deals} deals: the data cannot yet tell"}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shlex
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -97,6 +99,22 @@ class ProgressView:
         if self.running:
             self._progress.stop()
 
+    @contextmanager
+    def closing(self, stopped: Callable[[], str], kept: str = "") -> Iterator[None]:
+        """Run bots under the bar and close it however the run ends, as every command that
+        plays matches must: Ctrl+C says ``stopped()`` (asked only then: what was kept) and
+        exits 130; a run or store error fails with it, adding ``kept`` once play had begun."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self.close()
+            typer.echo(f"\nstopped: every bot was killed; {stopped()}", err=True)
+            raise typer.Exit(INTERRUPTED) from None
+        except (RunError, StoreError) as error:
+            self.close()
+            raise fail(f"{error}\n({kept})" if kept and self.running else str(error)) from None
+        self.close()
+
 
 def _summary_line(summary: RunSummary, seconds: float) -> str:
     state = "complete" if summary.complete else "incomplete"
@@ -123,23 +141,14 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
     begun = time.perf_counter()
     with Store(db) as store:
         settled = None
-        try:
+        with view.closing(lambda: f"{store.count(spec.name)} finished matches are kept in {db}. "
+                                  f"Run `arena run {tournament}` again to resume.",
+                          f"finished matches are kept in {db}; run again to resume"):
             if spec.settle is None:
                 summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key)
             else:
                 settled = run_settled(spec, store, view, workers=workers, concurrency=concurrency, key=key)
                 summary = settled.summary
-        except KeyboardInterrupt:
-            view.close()
-            stored = store.count(spec.name)
-            typer.echo(f"\nstopped: every bot was killed; {stored} finished matches are kept in {db}. "
-                       f"Run `arena run {tournament}` again to resume.", err=True)
-            raise typer.Exit(INTERRUPTED) from None
-        except (RunError, StoreError) as error:
-            view.close()
-            kept = f"\n(finished matches are kept in {db}; run again to resume)" if view.running else ""
-            raise fail(f"{error}{kept}") from None
-        view.close()
     typer.echo(_summary_line(summary, time.perf_counter() - begun))
     if settled is not None and spec.settle is not None:
         typer.echo(_settled_line(settled, spec.settle.confidence, spec.settle.max_matches))
@@ -306,19 +315,9 @@ def league(
     )
     view = ProgressView(f"league {variant}", quiet=quiet)
     begun = time.perf_counter()
-    with Store(db) as store:
-        try:
-            summary = run_league(store, settings, view)
-        except KeyboardInterrupt:
-            view.close()
-            typer.echo(f"\nstopped: every bot was killed; {store.count(LEAGUE)} league matches are kept in {db}.",
-                       err=True)
-            raise typer.Exit(INTERRUPTED) from None
-        except (RunError, StoreError) as error:
-            view.close()
-            kept = f"\n(finished league matches are kept in {db})" if view.running else ""
-            raise fail(f"{error}{kept}") from None
-        view.close()
+    with Store(db) as store, view.closing(lambda: f"{store.count(LEAGUE)} league matches are kept in {db}.",
+                                          f"finished league matches are kept in {db}"):
+        summary = run_league(store, settings, view)
     typer.echo(_summary_line(summary, time.perf_counter() - begun))
     if settle is not None:
         typer.echo(f"settled at {100 * settle:g}%: stopped early" if summary.settled
