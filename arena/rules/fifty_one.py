@@ -161,15 +161,10 @@ class FiftyOneState(SeriesState):
     # -- what a seat sees -------------------------------------------------------------
 
     def observe(self, seat: int) -> dict[str, Any]:
-        moving = self._moving
+        phase = ("over" if not self._moving else "must_swap" if self._phase == _MUST_SWAP
+                 else "last_turn" if self.stopper >= 0 else "turn")
         return {
-            "seat": seat,
-            "round": self._round,
-            "dealer": self.dealer,
-            "to_move": self._seat if moving else None,
-            "phase": ("over" if not moving else "must_swap" if self._phase == _MUST_SWAP
-                      else "last_turn" if self.stopper >= 0 else "turn"),
-            "hand": [NAMES[c] for c in self.hands[seat]],
+            **self._view(seat, phase),
             "table": [NAMES[c] for c in self.table],
             "stock": len(self.stock),
             "cleared": len(self.cleared),

@@ -298,14 +298,8 @@ class ChineseFiftyOneState(SeriesState):
     # -- what a seat sees -------------------------------------------------------------
 
     def observe(self, seat: int) -> dict[str, Any]:
-        moving = self._moving
         return {
-            "seat": seat,
-            "round": self._round,
-            "dealer": self.dealer,
-            "to_move": self._seat if moving else None,
-            "phase": _PHASES[self._phase] if moving else "over",
-            "hand": [NAMES[c] for c in self.hands[seat]],
+            **self._view(seat, _PHASES[self._phase] if self._moving else "over"),
             "face_up": [NAMES[c] for c in self.face_up],
             "stock": len(self.stock),
             "out_of_play": len(self.out),

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, Final
 
-from arena.cards import CARDS, Card, Seed, Stock, derive_seed, new_deck
+from arena.cards import CARDS, NAMES, Card, Seed, Stock, derive_seed, new_deck
 from arena.rules.game import Action, Event, MatchState, Outcome, Variant, check_deck
 from arena.rules.options import OptionSpec
 from arena.rules.seats import Seats
@@ -201,6 +201,19 @@ class SeriesState(MatchState):
         """A seat's score in the outcome."""
 
     # -- shared helpers -------------------------------------------------------------
+
+    def _view(self, seat: int, phase: str) -> dict[str, Any]:
+        """The keys a family's observation starts with, in this order: the seat, round,
+        dealer, seat to move, ``phase`` and the seat's hand; the family adds its own after
+        them.  (Thirty-One spells them out: its observation is built in one presized dict.)"""
+        return {
+            "seat": seat,
+            "round": self._round,
+            "dealer": self.dealer,
+            "to_move": self._seat if self._moving else None,
+            "phase": phase,
+            "hand": [NAMES[c] for c in self.hands[seat]],
+        }
 
     def _new_stock(self) -> Stock:
         """The deck of the round being dealt: an explicit one, or shuffled from the seed."""

@@ -179,13 +179,8 @@ class WidowState(SeriesState):
         moving = self._moving
         knocker = self.knocker
         obs: dict[str, Any] = {
-            "seat": seat,
-            "round": self._round,
-            "dealer": self.dealer,
-            "to_move": self._seat if moving else None,
-            "phase": ("over" if not moving else "last_turn" if phase == _TURN and knocker >= 0
-                      else _PHASES[phase]),
-            "hand": [NAMES[c] for c in self.hands[seat]],
+            **self._view(seat, "over" if not moving else "last_turn" if phase == _TURN and knocker >= 0
+                         else _PHASES[phase]),
             self._table_key: self._table_public,
             "stock": len(self.stock),
             "knocker": knocker if knocker >= 0 else None,
