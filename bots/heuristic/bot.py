@@ -1,7 +1,7 @@
 """A greedy heuristic bot for the draw-and-discard family (scat and every preset); the
 four- and five-card relatives (fifty-one, fifty-one-chinese, empat-satu) are played by
-``relatives.py`` and the widow family (schwimmen, stop-the-bus, switch) by ``widow.py``,
-chosen by the variant's rules family.
+``relatives.py``, the widow family (schwimmen, stop-the-bus, switch) by ``widow.py`` and
+Skat by ``skat.py``, chosen by the variant's rules family.
 
 What it does, in the order ``choose`` applies it (bot.toml ``notes`` cites the rules of
 thumb behind each step):
@@ -41,6 +41,7 @@ from itertools import combinations
 from typing import Any
 
 import relatives  # this folder is on sys.path (the bot host adds it)
+import skat as skat_family
 import widow as widow_family
 
 from arena.cards import CARDS, POINTS
@@ -450,23 +451,9 @@ def _exchange_result(hand: list[str], action: str, widow: list[str | None]) -> l
     return after if len(after) == 3 else None
 
 
-class AnyLegal:
-    """A rules family this bot has no play of its own for (Skat): a random legal action,
-    seeded per match, rather than a crash."""
-
-    def __init__(self, match: MatchInfo) -> None:
-        self.match = match
-        self.rng = random.Random(f"{match.match_id}/{match.seat}")
-
-    def on_event(self, event: dict[str, Any]) -> None:
-        return None
-
-    def choose(self, observation: dict[str, Any], legal: list[str]) -> str:
-        return self.rng.choice(legal)
-
-
 _bot: Any = None
-"""The current match's bot: a Bot, or for another rules family one of relatives.FAMILIES, widow_family.FAMILIES."""
+"""The current match's bot: a Bot, or for another rules family one of relatives.FAMILIES,
+widow_family.FAMILIES, skat_family.FAMILIES."""
 _VALUES: dict[str, dict[int, float]] = {}
 """Hand values by the match options they were computed under (a process plays many matches)."""
 _SHIFT: dict[str, float] = {}
@@ -476,8 +463,8 @@ def _current(match: MatchInfo) -> Any:
     global _bot
     if _bot is None or _bot.match is not match:
         family = match.rules.family.name
-        players = {**relatives.FAMILIES, **widow_family.FAMILIES}
-        _bot = players[family](match) if family in players else AnyLegal(match) if family == "skat" else Bot(match)
+        players = {**relatives.FAMILIES, **widow_family.FAMILIES, **skat_family.FAMILIES}
+        _bot = players[family](match) if family in players else Bot(match)
     return _bot
 
 
