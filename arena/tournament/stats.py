@@ -14,7 +14,8 @@ bootstrap**:
   and one loss against an average player) that keeps a bot that never placed better
   finite;
 * the deal groups are resampled with replacement ``B`` times and the model refitted: the
-  spread of the refits is the uncertainty, with the dependence inside a group kept.
+  spread of the refits is the uncertainty, with the dependence inside a group kept, and
+  stretched for the number of groups (:func:`widening`).
 
 The table's 95% interval is TrueSkill's ``mu`` plus the bootstrap's 2.5% and 97.5%
 quantiles of ``theta - theta_hat``, expressed in rating points: TrueSkill predicts
@@ -49,6 +50,8 @@ __all__ = [
     "fit_strengths",
     "group_key",
     "rating_points",
+    "t_quantile",
+    "widening",
     "sprt",
     "uncertainty",
 ]
@@ -182,9 +185,33 @@ def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resa
     n = len(versions)
     flat_w, flat_n = wins.reshape(groups, n * n), counts.reshape(groups, n * n)
     samples = fit_strengths((weights @ flat_w).reshape(resamples, n, n), (weights @ flat_n).reshape(resamples, n, n))
-    # The bootstrap's spread is short by a factor sqrt((G - 1) / G) with G groups: undo it.
-    samples = theta + (samples - theta) * math.sqrt(groups / max(groups - 1, 1))
+    samples = theta + (samples - theta) * widening(groups)
     return Uncertainty(tuple(versions), theta, samples, groups)
+
+
+def widening(groups: int) -> float:
+    """How much the bootstrap's spread is stretched for ``groups`` deal groups.
+
+    With G groups the bootstrap's spread is short by sqrt((G - 1) / G), and a percentile
+    interval from few groups is as narrow as a normal one where a Student's t with G - 1
+    degrees of freedom is due.  Both are undone.  Measured (benchmarks/ranking.py,
+    docs/RANKING.md): with the first alone, 95% intervals of pairwise differences held
+    the truth in 0.900 to 0.917 of replicates at 10 to 16 groups; with both, 0.927 to 0.946.
+    """
+    if groups < 2:
+        return 1.0
+    return math.sqrt(groups / (groups - 1)) * t_quantile(0.975, groups - 1) / NormalDist().inv_cdf(0.975)
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile by its Cornish-Fisher expansion in 1/df (within 0.1% from 5 degrees
+    of freedom on, and conservative below): no statistics library needed for one number."""
+    z = NormalDist().inv_cdf(p)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
 
 
 def rating_points(beta: float) -> float:
