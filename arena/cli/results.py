@@ -1,5 +1,9 @@
 """Commands that read the results store: ``table``, ``crosstable``, ``show``, ``export`` and
-``rerate``.  They only print; what they print is computed in :mod:`arena.tournament.views`."""
+``rerate``.  They only print; what they print is computed in :mod:`arena.tournament.views`.
+
+Longer than most modules: five commands, each a short function with the printing helpers
+only it uses; splitting them would scatter one screenful of output code over files.
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,10 @@ One state machine covers lives games (``scat`` and relatives), the points game
 (``no-elimination``) and the chips game (``banking``); the presets differ only in option
 values.  A turn is one or two decisions: ``draw``/``take`` then ``discard CARD``, or a
 single ``knock``, ``stand`` (last turns) or ``exchange`` (banking).
+
+Longer than most modules: one family's state machine, read top to bottom like the rules it
+follows (deal, turn, blitz, knock, showdown, scoring); the shared series machinery is in
+:mod:`arena.rules.series`.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ goes on with an exchange or a swap.  The actions (their text is what bots send):
   (``swap_one 9h Ah knock``), ending the turn that made it;
 * Switch only: ``swap_blind GIVE N P`` (take the face-down card at position P of table
   hand N; GIVE lands face up in its place) and ``renew N up`` / ``renew N down``.
+
+Longer than most modules: one family's state machine (three presets, one table of options),
+read top to bottom like the rules; the shared series machinery is in :mod:`arena.rules.series`.
 """
 
 from __future__ import annotations

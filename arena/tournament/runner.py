@@ -9,6 +9,10 @@ implement the same two methods.
 Nothing is lost or counted twice: a match is stored in one transaction when it ends, a
 resumed run skips the stored ids, and ratings are computed in schedule order.  A
 lock file keeps a second run of the same tournament out.
+
+Longer than most modules: resuming, the worker pool (start, feed, replace a dead worker,
+retry its tables) and storing are one protocol with one shared state, kept together so
+that what happens to a match when a worker dies can be read in one place.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ transaction, so a crash loses at most the matches still being played, never half
 Ratings are derived from the stored matches (:mod:`arena.tournament.ratings`) and cached
 here; the matches are the truth.  The schema is versioned (``PRAGMA user_version``) and
 upgraded by the migrations in :data:`MIGRATIONS`, oldest first.
+
+Longer than most modules: the schema, its migrations and every query are kept in one file,
+so that all of the SQL the arena runs can be read (and checked against the schema) at once.
 """
 
 from __future__ import annotations
