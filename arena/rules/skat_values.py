@@ -265,7 +265,7 @@ def settle(contract: Contract, bid: int, declarer_cards: Iterable[int], points: 
 
 def score_change(result: Result, picked_up: bool, lost_scoring: str, kontra: int = 0) -> int:
     """What the declarer scores (before league points): the value if won; if lost, minus
-    the value, doubled (``lost_scoring = official``; ``seed``: only when the skat was picked
+    the value, doubled (``lost_scoring = official``; ``source``: only when the skat was picked
     up).  Kontra doubles the value, Re doubles it again (``kontra`` is 0, 1 or 2)."""
     value = result.value << kontra
     if result.won:

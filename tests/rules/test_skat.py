@@ -141,7 +141,7 @@ def test_game_vector(vector: dict[str, Any]) -> None:
     contract = Contract.parse(vector["contract"], not vector["picked_up"])
     result = settle(contract, vector["bid"], cards(vector["cards"]), vector["points"], vector["tricks"])
     assert (result.won, result.value) == (vector["won"], vector["value"]), vector.get("note")
-    assert score_change(result, vector["picked_up"], "seed") == vector["score"]
+    assert score_change(result, vector["picked_up"], "source") == vector["score"]
 
 
 def test_the_vectors_cover_every_kind() -> None:
@@ -152,14 +152,14 @@ def test_the_vectors_cover_every_kind() -> None:
 def test_lost_scoring_official_doubles_hand_games_too() -> None:
     result = settle(Contract("clubs", hand=True), 48, cards("Jh Jd Ac Tc Kc 9c 8c Ah Th As Jc Qc"), 74, 7)
     assert (result.won, result.overbid, result.value) == (False, True, 48)
-    assert score_change(result, False, "seed") == -48
+    assert score_change(result, False, "source") == -48
     assert score_change(result, False, "official") == -96
-    assert score_change(result, True, "seed") == -96
+    assert score_change(result, True, "source") == -96
 
 
 def test_kontra_and_re_double_the_value() -> None:
     result = settle(Contract("spades"), 18, cards("Jc Js As Ts Ks Qs 9s Ac Ah Ad 7c 7h"), 70, 6)
-    assert [score_change(result, True, "seed", k) for k in (0, 1, 2)] == [33, 66, 132]
+    assert [score_change(result, True, "source", k) for k in (0, 1, 2)] == [33, 66, 132]
 
 
 def test_null_cannot_be_declared_above_its_value() -> None:

@@ -184,7 +184,7 @@ def play_randomly(players: int, seed: int, options: dict[str, Any], rng: random.
     deals=st.integers(1, 2),
     options=st.fixed_dictionaries({}, optional={
         "all_pass": st.sampled_from(["throw_in", "ramsch"]),
-        "lost_scoring": st.sampled_from(["seed", "official"]),
+        "lost_scoring": st.sampled_from(["source", "official"]),
         "kontra": st.booleans(),
         "scoring": st.sampled_from(["plain", "seeger"]),
         "max_turns": st.integers(3, 120),
