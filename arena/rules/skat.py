@@ -55,7 +55,8 @@ OPTIONS: Final = (
     OptionSpec("all_pass", "choice", "throw_in", "when all three pass: the deal is thrown in (no score), or "
                "played as Ramsch", choices=("throw_in", "ramsch")),
     OptionSpec("lost_scoring", "choice", "source", "a lost game costs its value doubled when the skat was picked "
-               "up, single when hand (source: source text 004), or doubled always (official, ISkO)", choices=("source", "official")),
+               "up, single when hand (source: source text 004), or doubled always (official, ISkO)",
+               choices=("source", "official")),
     OptionSpec("kontra", "bool", False, "a defender may say kontra before its first card (value x2), the "
                "declarer re at its next turn (x4)"),
     OptionSpec("scoring", "choice", "plain", "plain game values, or league Seeger-Fabian points (+50 a won "
