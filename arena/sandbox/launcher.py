@@ -151,11 +151,12 @@ class Sandbox:
     def _seen(self, folder: Path | None) -> dict[Path, Path]:
         """Without bubblewrap, where the bot finds what it reads: a folder its user cannot
         reach is read from a copy (:mod:`arena.sandbox.reach`), longest path first.  With
-        bubblewrap every folder is bound where it is, and this is empty."""
-        if self.status["bwrap"].active:
+        bubblewrap every folder is bound where it is, and a bot that runs as the arena's own
+        user reads it where it is: then this is empty."""
+        if self.status["bwrap"].active or not self.status["uid"].active:
             return {}
         _compile_package()  # the copy carries current bytecode
-        seen = {_PACKAGE.parent: reach.reachable(_PACKAGE.parent, ("arena",))}
+        seen = {_PACKAGE: reach.reachable(_PACKAGE.parent, ("arena",)) / "arena"}
         seen.update({site: reach.reachable(site, SITE_PACKAGES) for site in self.sites or _site_dirs()})
         if folder is not None:
             seen[folder] = reach.reachable(folder)
@@ -165,7 +166,8 @@ class Sandbox:
         """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
         if self.status["bwrap"].active:
             return [IMPORT_DIR, *map(str, self.sites or _site_dirs())]
-        return [_translate(str(p), seen or {}) for p in (_PACKAGE.parent, *(self.sites or _site_dirs()))]
+        home = str(Path(_translate(str(_PACKAGE), seen or {})).parent)
+        return [home, *(_translate(str(p), seen or {}) for p in self.sites or _site_dirs())]
 
     def _landlock_rules(self, folder: Path | None, scratch: Path, workshop: bool,
                         seen: dict[Path, Path]) -> dict[str, list[str]]:
@@ -174,7 +176,7 @@ class Sandbox:
         if self.status["bwrap"].active:
             reads.append(IMPORT_DIR)
         else:  # outside bubblewrap, libraries and settings live in /etc, and arena's parent is listed
-            reads += ["/etc", _translate(str(_PACKAGE.parent), seen)]
+            reads += ["/etc", str(Path(_translate(str(_PACKAGE), seen)).parent)]
         writes = [str(scratch), "/dev/null", *([str(folder)] if workshop and folder else [])]
         return {"read": reads, "write": writes}
 
