@@ -54,7 +54,7 @@ def test_a_new_bot_goes_from_nothing_to_a_tournament(home: Path, language: str) 
     (home / "open.toml").write_text(
         'name = "open"\nopen = true\nentrants = ["random"]\ndeals = 1\n[[variant]]\nname = "schwimmen"\n'
         "tables = [2]\n")
-    submitted = arena(home, "submit", f"./{name}", "--tournament", "open.toml", "--db", "results.db")
+    submitted = arena(home, "submit", f"./{name}", "--tournament", "open.toml", "--db", "results.db", "--smoke", "1")
     assert submitted.returncode == 0, submitted.stderr
     checked = submitted.stdout.split("smoke-tested against random in: ")[1].splitlines()[0].split(", ")
     assert len(checked) == 15, checked  # every variant, played legally
