@@ -226,6 +226,10 @@ class _Table:
             seat.timing.add(spent, cpu_ns / 1e9)
             if failure is not None and seat.accounting:
                 failure = _idle_timeout(failure, cpu_ns / 1e9, spent)
+            if failure is not None and charged_ms >= 1 and failure.kind == FaultKind.TIMEOUT and not failure.fatal \
+                    and "on others' turns" not in failure.detail:  # say why its time was so short
+                failure = BotFault(FaultKind.TIMEOUT, f"{failure.detail}, after {charged_ms:.0f} ms of CPU it used on "
+                                                      "others' turns were charged to its clock (ponder)")
             if cpu_ns / 1e6 > spent * 1000 + OFF_TURN_GRACE_MS:  # it ran when it was not its turn
                 current.caught_thinking()
             if spent * 1000 < min_turn_ms:  # every turn looks alike to the others

@@ -51,6 +51,8 @@ def test_a_new_bot_goes_from_nothing_to_a_tournament(home: Path, language: str) 
     played = arena(home, *shlex.split(suggested)[1:], "--seed", "5")
     assert played.returncode == 0, played.stderr
     assert f"{name}@0.1.0" in played.stdout
+    if language == "js":  # the same submission and tournament as the others (kept out for CI's time)
+        return
     (home / "open.toml").write_text(
         'name = "open"\nopen = true\nentrants = ["random"]\ndeals = 1\n[[variant]]\nname = "schwimmen"\n'
         "tables = [2]\n")
