@@ -18,13 +18,14 @@ One job per module, each importing only those before it:
   (:func:`open_bots`);
 * :mod:`~arena.referee.news`: what each seat has not yet been told, encoded once and
   batched;
-* :mod:`~arena.referee.match`: the match loop (:func:`play_match`), one record per seat.
+* :mod:`~arena.referee.match`: the match loop (:func:`play_match`), one record per seat;
+  stopping a match from outside (:class:`Abandon`).
 """
 
 from __future__ import annotations
 
 from arena.referee.launch import open_bots
-from arena.referee.match import play_match
+from arena.referee.match import Abandon, play_match
 from arena.referee.news import EVENT_BUDGET
 from arena.referee.records import (
     BotFault,
@@ -41,6 +42,7 @@ from arena.referee.session import STDERR_KEEP, Bot
 
 __all__ = [
     "EVENT_BUDGET",
+    "Abandon",
     "FaultKind",
     "Penalty",
     "PolicyMode",

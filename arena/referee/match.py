@@ -3,7 +3,9 @@
 The rules engine says whose turn it is and what that seat may see; the referee sends
 the seat's bot a ``decide`` request, waits for its reply against the clock, validates
 it strictly, and applies it.  What it keeps of each seat (its bot while it plays, its
-time bank, strikes and thinking time) is one :class:`Seat`.
+time bank, strikes and thinking time) is one :class:`Seat`.  Each seat may have its own
+time control (a person's seat, say, an unlimited one), and a match may be abandoned from
+outside the table (:class:`Abandon`).
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from arena.referee.records import (
     TimeControl,
 )
 from arena.referee.session import OFF_TURN_GRACE_MS, Bot, timeout_fault
-from arena.rules import Action, MatchState, Outcome, Variant
+from arena.rules import Action, Event, MatchState, Outcome, Variant
+from arena.rules.game import rank_placements
 
-__all__ = ["SUBSTITUTE", "Seat", "play_match"]
+__all__ = ["SUBSTITUTE", "Abandon", "Seat", "play_match"]
 
 SUBSTITUTE: Final = 0x5EED
 """derive_seed label of the generator that picks a substituted bot's random actions."""
@@ -50,6 +53,8 @@ class Seat:
     """Who took the seat: its bot, or the fault that stopped the bot starting."""
     bot: Bot | None
     """Its bot while it plays: None once out of the match (or if it never started)."""
+    clock: TimeControl
+    """The time control it plays under (the match's, or its own)."""
     bank_ms: float
     """Its time bank, in ms (not whole ms: ``time_left_ms`` is then exact)."""
     accounting: bool = False
@@ -67,13 +72,40 @@ class Seat:
     """Whether its first decision of the match is still to come (it has extra time)."""
 
     @classmethod
-    def taken_by(cls, number: int, entrant: Bot | BotFault, bank_ms: float) -> Seat:
-        """Seat ``number`` at the start of a match, taken by ``entrant``."""
+    def taken_by(cls, number: int, entrant: Bot | BotFault, clock: TimeControl) -> Seat:
+        """Seat ``number`` at the start of a match, taken by ``entrant``, under ``clock``."""
+        bank_ms = float(clock.bank_ms)
         if isinstance(entrant, BotFault):
-            return cls(number, entrant, None, bank_ms)
+            return cls(number, entrant, None, clock, bank_ms)
         accounting = entrant.sandboxed.accounts_cpu
-        return cls(number, entrant, entrant, bank_ms, accounting, accounting and not entrant.freezes,
+        return cls(number, entrant, entrant, clock, bank_ms, accounting, accounting and not entrant.freezes,
                    entrant.sandboxed.cpu_ns() if accounting else 0)
+
+
+class Abandon:
+    """Stops a match before its end from outside the table (a person at it leaves, an
+    operator's Ctrl+C).  :func:`play_match` then stops at once, even in the middle of a
+    decision, tells the bots still in that the match is over, and returns what was played
+    so far: an outcome whose reason starts ``abandoned:``, in which every seat still in
+    shares first place with score 0 (nothing was decided) and seats already out follow."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        """Why the match was abandoned; None while it was not."""
+        self._scopes: list[trio.CancelScope] = []
+
+    def __call__(self, reason: str) -> None:
+        """Abandon the match, saying why (the first reason given stands)."""
+        if self.reason is None:
+            self.reason = reason
+        for scope in self._scopes:
+            scope.cancel()
+
+    def scope(self) -> trio.CancelScope:
+        """A cancel scope that is cancelled when the match is abandoned."""
+        scope = trio.CancelScope()
+        self._scopes.append(scope)
+        return scope
 
 
 async def play_match(
@@ -85,18 +117,30 @@ async def play_match(
     match_id: str = "match",
     time_control: TimeControl = TimeControl(),
     policy: FaultPolicy = FaultPolicy(),
+    seat_time: Mapping[int, TimeControl] | None = None,
+    abandon: Abandon | None = None,
 ) -> MatchResult:
     """Play one match, seat ``i`` taken by ``bots[i]``.
 
     A :class:`BotFault` in ``bots`` (a bot that failed to start) forfeits that seat at
     once.  Bots that forfeit are killed; the others stay alive for the caller to reuse.
+    ``seat_time`` gives some seats their own time control instead of ``time_control``;
+    ``abandon`` lets the caller stop the match before its end.
     """
     started = time.perf_counter()
     state = variant.new_match(len(bots), seed=seed, options=options)
-    table = _Table(state, bots, seed, time_control, policy)
+    clocks = [(seat_time or {}).get(seat, time_control) for seat in range(len(bots))]
+    table = _Table(state, bots, seed, clocks, policy)
     resolved = variant.resolve(options)
     await table.begin(match_id, variant.name, resolved)
-    await table.play()
+    if abandon is None:
+        await table.play()
+    elif abandon.reason is None:
+        with abandon.scope():
+            await table.play()
+    if not state.is_over:  # abandoned before its end
+        assert abandon is not None and abandon.reason is not None
+        table.abandon(abandon.reason)
     outcome = await table.end(match_id)
     playing = [bot for bot in bots if isinstance(bot, Bot)]
     return MatchResult(
@@ -118,14 +162,15 @@ async def play_match(
 class _Table:
     """A match in play: the rules engine's state, the seats, and the faults so far."""
 
-    def __init__(self, state: MatchState, bots: Sequence[Bot | BotFault], seed: Seed, time_control: TimeControl,
+    def __init__(self, state: MatchState, bots: Sequence[Bot | BotFault], seed: Seed, clocks: Sequence[TimeControl],
                  policy: FaultPolicy) -> None:
         self.state = state
-        self.time_control = time_control
         self.policy = policy
         self.news_for = News(state.log, len(bots)).take
         self.faults: list[Fault] = []
-        self.seats = [Seat.taken_by(n, bot, float(time_control.bank_ms)) for n, bot in enumerate(bots)]
+        self.seats = [Seat.taken_by(n, bot, clock) for n, (bot, clock) in enumerate(zip(bots, clocks))]
+        self.abandoned: Outcome | None = None
+        """The outcome of a match abandoned before its end (:class:`Abandon`)."""
         self.substitute = random.Random(derive_seed(seed, SUBSTITUTE))
         self.request = 0
         """Decisions asked for so far: the number of the current one (from 1)."""
@@ -163,7 +208,7 @@ class _Table:
         for seat in self.seats:
             player = seat.bot
             if player is not None:
-                start = MatchStart(match_id, variant, options, seat.number, players, self.time_control.to_dict())
+                start = MatchStart(match_id, variant, options, seat.number, players, seat.clock.to_dict())
                 try:
                     await player.send(encode(start))
                 except BotFault as error:
@@ -176,12 +221,12 @@ class _Table:
         a local name first."""
         state, seats, news_for, fault = self.state, self.seats, self.news_for, self.fault
         clock = time.perf_counter  # cheaper than trio's clock, which only a real wait needs
-        tc = self.time_control
-        move_ms, first_move_ms, min_turn_ms = tc.move_ms, tc.first_move_ms, tc.min_turn_ms
         while not state.is_over:
             to_move = state.to_move
             assert to_move is not None
             seat = seats[to_move]
+            tc = seat.clock
+            move_ms, first_move_ms, min_turn_ms = tc.move_ms, tc.first_move_ms, tc.min_turn_ms
             current = seat.bot
             if current is None:  # forfeited seats never move again
                 raise RuntimeError(f"seat {to_move} has no bot but is to move")
@@ -244,10 +289,19 @@ class _Table:
                 action = self.substitute.choice(legal)
             state.apply(action)
 
+    def abandon(self, reason: str) -> None:
+        """End the match here (see :class:`Abandon`); the log ends with the outcome, as any
+        match's does."""
+        state = self.state
+        active = state.observe(0)["active"]
+        outcome = Outcome(rank_placements(active), (0.0,) * len(active), f"abandoned: {reason}", state.round)
+        state.log.append(Event("match_end", None, outcome.to_dict()))
+        self.abandoned = outcome
+
     async def end(self, match_id: str) -> Outcome:
         """The outcome, sent with their last news to the bots still in the match."""
-        assert self.state.outcome is not None
-        outcome = self.state.outcome
+        outcome = self.state.outcome or self.abandoned
+        assert outcome is not None
         for seat in self.seats:
             player = seat.bot
             if player is not None:
