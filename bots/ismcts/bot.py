@@ -8,13 +8,15 @@ and picks the candidate with the best average result (:mod:`pimc`), keeping to i
 choice (:mod:`advice` in the draw-and-discard family, the rollout policy's in the widow
 family) unless the search shows a clear gain.  The budget is a safe fraction of the time
 control's ``move_ms``; when the round cannot be followed (a reshuffled stock) or no deal
-fits in the time, it plays its default.
+fits in the time, it plays its default.  Skat has its own player (:mod:`skat_player`):
+the auction by hand evaluation, every card by perfect-information Monte Carlo search.
 """
 
 from __future__ import annotations
 
 import random
 import time
+import traceback
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +26,7 @@ from infoset import Knowledge, read_round
 from opponents import KnockModel
 from pimc import Utility, pick, search
 from playout import ScatPlayout, View, playout_for, round_utility
+from skat_player import SkatPlayer
 
 from arena.rules import Action, get_variant
 from arena.sdk import MatchInfo, hookimpl
@@ -39,7 +42,7 @@ TURN_ENDS = ("discard", "knock", "stand", "exchange")
 STANDINGS = ("lives", "points", "chips")
 """Observation fields that hold every seat's standing (one per scoring kind)."""
 
-get_variant("scat")  # load the variant registry now, before the referee starts the clock
+get_variant("scat")  # load the variant registry (and the Skat rules) now, before the referee starts the clock
 
 
 class Player:
@@ -52,8 +55,7 @@ class Player:
         self.advisor = ScatAdvisor(self.policy, self.options) if isinstance(self.policy, ScatPlayout) else None
         self.opponents = KnockModel(match.seat)
         self.rng = random.Random(zlib.crc32(match.match_id.encode()) ^ match.seat)
-        move_s = float(match.time.get("move_ms", 1000)) / 1000
-        self.budget_s = max(0.0, min(THINK_FRACTION * move_s, MAX_THINK_S) - RESERVE_S)
+        self.budget_s = budget(match)
 
     def choose(self, observation: dict[str, Any], legal: list[str]) -> str:
         start = time.perf_counter()
@@ -105,26 +107,37 @@ def situation(knowledge: Knowledge) -> Situation:
     return Situation(knowledge.pool, turns, len(playing), holds)
 
 
-_player: Player | None = None
-_any_legal = random.Random()
-"""Skat, a rules family this bot has no search for: a random legal action, seeded per match."""
+_player: Player | SkatPlayer | None = None
+
+
+def budget(match: MatchInfo) -> float:
+    """Seconds a decision may think: :data:`THINK_FRACTION` of ``move_ms`` (at most
+    :data:`MAX_THINK_S`) less :data:`RESERVE_S`."""
+    move_s = float(match.time.get("move_ms", 1000)) / 1000
+    return max(0.0, min(THINK_FRACTION * move_s, MAX_THINK_S) - RESERVE_S)
+
+
+def player_for(match: MatchInfo) -> Player | SkatPlayer:
+    """The seat's player: Skat's (:mod:`skat_player`) or the Thirty-One families'."""
+    if match.rules.family.name == "skat":
+        return SkatPlayer(match, budget(match))
+    return Player(match)
 
 
 @hookimpl
 def match_start(match: MatchInfo) -> None:
     global _player
-    if match.rules.family.name == "skat":
-        _any_legal.seed(f"{match.match_id}/{match.seat}")
-        return
-    _player = Player(match)
+    _player = player_for(match)
 
 
 @hookimpl
 def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
     global _player
-    if match.rules.family.name == "skat":
-        return _any_legal.choice(legal)
     if _player is None or _player.match is not match:
-        _player = Player(match)
-    action = _player.choose(observation, legal)
+        _player = player_for(match)
+    try:
+        action = _player.choose(observation, legal)
+    except Exception:  # a bug must not forfeit the match: say what it was, play a legal action
+        traceback.print_exc()
+        return legal[0]
     return action if action in legal else legal[0]
