@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from arena.sandbox.launcher import Sandbox
-    from arena.sandbox.layers import LAYERS, LayerStatus, Limits, SandboxError
+    from arena.sandbox.layers import LAYERS, Layer, LayerStatus, Limits, SandboxError
     from arena.sandbox.probe import report_rows
     from arena.sandbox.process import BotProcess
     from arena.sandbox.reach import closed_to_others
@@ -19,11 +19,11 @@ if TYPE_CHECKING:
     from arena.sandbox.scratch import PREFIX
     from arena.sandbox.uids import UidPool
 
-__all__ = ["LAYERS", "PREFIX", "BotProcess", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed",
+__all__ = ["LAYERS", "PREFIX", "Layer", "BotProcess", "LayerStatus", "Limits", "Sandbox", "SandboxError", "Sandboxed",
            "UidPool", "closed_to_others", "report_rows"]
 
 _HOMES = {
-    "LAYERS": "layers", "LayerStatus": "layers", "Limits": "layers", "Sandbox": "launcher",
+    "LAYERS": "layers", "Layer": "layers", "LayerStatus": "layers", "Limits": "layers", "Sandbox": "launcher",
     "Sandboxed": "sandboxed", "SandboxError": "layers", "report_rows": "probe", "BotProcess": "process",
     "closed_to_others": "reach", "PREFIX": "scratch", "UidPool": "uids",
 }

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from arena.sandbox import confine, procfs, reach, scratch, seccomp, tree
 from arena.sandbox.cgroups import BotCgroup, CgroupSupport
-from arena.sandbox.layers import LAYERS, LayerStatus, Limits, SandboxError
+from arena.sandbox.layers import LAYERS, Layer, LayerStatus, Limits, SandboxError
 from arena.sandbox.probe import probe_layers
 from arena.sandbox.process import BotProcess
 from arena.sandbox.sandboxed import Sandboxed
@@ -91,11 +91,12 @@ def _hidden_parents(binds: Sequence[Path]) -> list[Path]:
 class Sandbox:
     """The isolation layers in use in this process, and the launcher that applies them."""
 
-    def __init__(self, limits: Limits | None = None, *, layers: Iterable[str] = ("rlimits", "session")) -> None:
+    def __init__(self, limits: Limits | None = None, *, layers: Iterable[str] = (Layer.RLIMITS, Layer.SESSION)) -> None:
         self.limits = limits or Limits()
         wanted = set(layers)
-        self.status = {name: LayerStatus(name, name in wanted, "" if name in wanted else "not requested")
-                       for name in LAYERS}
+        self.status: dict[Layer, LayerStatus] = {
+            name: LayerStatus(name, name in wanted, "" if name in wanted else "not requested") for name in LAYERS
+        }
         self.cgroups: CgroupSupport | None = None
         self.uids: UidPool | None = None
         self.python = sys.executable
@@ -111,15 +112,15 @@ class Sandbox:
 
     @property
     def active(self) -> list[str]:
-        """Names of the layers in use."""
-        return [name for name, status in self.status.items() if status.active]
+        """Names of the layers in use (plain strings: they go into records and messages)."""
+        return [name.value for name, status in self.status.items() if status.active]
 
     def missing(self, required: Iterable[str]) -> list[LayerStatus]:
         """The layers of ``required`` that are not active (SandboxError for unknown names)."""
         unknown = sorted(set(required) - set(LAYERS))
         if unknown:
             raise SandboxError(f"unknown sandbox layer(s) {', '.join(unknown)}; layers: {', '.join(LAYERS)}")
-        return [self.status[name] for name in required if not self.status[name].active]
+        return [self.status[Layer(name)] for name in required if not self.status[Layer(name)].active]
 
     def require(self, required: Iterable[str]) -> None:
         """SandboxError naming each required layer that is not active, and why."""
@@ -128,7 +129,7 @@ class Sandbox:
             reasons = "; ".join(f"{s.name}: {s.why}" for s in missing)
             raise SandboxError(f"refusing to run untrusted bots without required sandbox layers ({reasons})")
 
-    def set_layer(self, name: str, active: bool, why: str = "") -> None:
+    def set_layer(self, name: Layer, active: bool, why: str = "") -> None:
         """Turn a layer on or off, saying why (the probe's findings)."""
         self.status[name] = LayerStatus(name, active, why)
 
@@ -153,7 +154,7 @@ class Sandbox:
         reach is read from a copy (:mod:`arena.sandbox.reach`), longest path first.  With
         bubblewrap every folder is bound where it is, and a bot that runs as the arena's own
         user reads it where it is: then this is empty."""
-        if self.status["bwrap"].active or not self.status["uid"].active:
+        if self.status[Layer.BWRAP].active or not self.status[Layer.UID].active:
             return {}
         _compile_package()  # the copy carries current bytecode
         seen = {_PACKAGE: reach.reachable(_PACKAGE.parent, ("arena",)) / "arena"}
@@ -164,7 +165,7 @@ class Sandbox:
 
     def _import_path(self, seen: dict[Path, Path] | None = None) -> list[str]:
         """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
-        if self.status["bwrap"].active:
+        if self.status[Layer.BWRAP].active:
             return [IMPORT_DIR, *map(str, self.sites or _site_dirs())]
         home = str(Path(_translate(str(_PACKAGE), seen or {})).parent)
         return [home, *(_translate(str(p), seen or {}) for p in self.sites or _site_dirs())]
@@ -173,7 +174,7 @@ class Sandbox:
                         seen: dict[Path, Path]) -> dict[str, list[str]]:
         reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", str(ALTERNATIVES),
                  *(_translate(str(p), seen) for p in self._read_paths(folder))]
-        if self.status["bwrap"].active:
+        if self.status[Layer.BWRAP].active:
             reads.append(IMPORT_DIR)
         else:  # outside bubblewrap, libraries and settings live in /etc, and arena's parent is listed
             reads += ["/etc", str(Path(_translate(str(_PACKAGE), seen)).parent)]
@@ -241,19 +242,19 @@ class Sandbox:
         user, and the command's working folder (a bot's build step); it must be reachable.
         """
         active = self.status
-        if (active["landlock"].active or active["bwrap"].active) and not confines_itself:
+        if (active[Layer.LANDLOCK].active or active[Layer.BWRAP].active) and not confines_itself:
             argv = [self.python, confine.__file__, "--", *argv]
         seen = {} if workshop else self._seen(folder)
         argv = [_translate(arg, seen) for arg in argv]
         if confines_itself:
             _compile_package()
         try:
-            lease = self.uids.acquire() if active["uid"].active and self.uids else None
+            lease = self.uids.acquire() if active[Layer.UID].active and self.uids else None
         except RuntimeError as error:
             raise SandboxError(str(error)) from None
         if lease is not None:
             tree.adopt_orphans()  # the killed bot's processes are then ours to reap, at once
-        quota = scratch.Quota(self.limits.scratch_mb, self.limits.scratch_files) if active["quota"].active else None
+        quota = scratch.Quota(self.limits.scratch_mb, self.limits.scratch_files) if active[Layer.QUOTA].active else None
         try:
             home = scratch.create((lease.uid, lease.gid) if lease else None, quota)
         except BaseException:
@@ -265,18 +266,18 @@ class Sandbox:
         holders: tuple[int, int] | None = None
         passed: list[int] = []  # descriptors the child inherits, closed here once it has them
         try:
-            v2 = active["cgroup-kill"].active or active["freeze"].active
-            if self.cgroups is not None and (active["cgroup"].active or v2):
+            v2 = active[Layer.CGROUP_KILL].active or active[Layer.FREEZE].active
+            if self.cgroups is not None and (active[Layer.CGROUP].active or v2):
                 name = home.name  # arena-bot-PID-...: a sweep knows whose it is
-                support = CgroupSupport(self.cgroups.v1 if active["cgroup"].active else {},
+                support = CgroupSupport(self.cgroups.v1 if active[Layer.CGROUP].active else {},
                                         self.cgroups.v2 if v2 else None,
-                                        self.cgroups.freeze and active["freeze"].active)
+                                        self.cgroups.freeze and active[Layer.FREEZE].active)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
             environment = self._environment(home, seen)
-            if active["landlock"].active:
+            if active[Layer.LANDLOCK].active:
                 environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home, workshop, seen))
-            if active["bwrap"].active:
-                if active["seccomp"].active:
+            if active[Layer.BWRAP].active:
+                if active[Layer.SECCOMP].active:
                     seccomp_fd = seccomp.memfd()
                     passed.append(seccomp_fd)
                 holders = (os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC),

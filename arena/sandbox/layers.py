@@ -4,30 +4,47 @@ from __future__ import annotations
 
 import resource
 from dataclasses import dataclass
+from enum import StrEnum
 
 from arena.errors import ArenaError
 
-__all__ = ["LAYERS", "LayerStatus", "Limits", "SandboxError"]
+__all__ = ["LAYERS", "Layer", "LayerStatus", "Limits", "SandboxError"]
 
 _MB = 1024 * 1024
 
-LAYERS: dict[str, str] = {
-    "rlimits": "memory hogs, CPU loops, huge files, fd floods (address space, CPU, file size, open files)",
-    "session": "a bot's children outliving it: own session and process group, killed as one",
-    "uid": "reading root-only files, signalling the referee or other bots (one unprivileged user per bot, "
+class Layer(StrEnum):
+    """An isolation layer, by the name tournament files (``require``), ``arena doctor`` and
+    match records use."""
+
+    RLIMITS = "rlimits"
+    SESSION = "session"
+    UID = "uid"
+    BWRAP = "bwrap"
+    SECCOMP = "seccomp"
+    CGROUP = "cgroup"
+    CGROUP_KILL = "cgroup-kill"
+    FREEZE = "freeze"
+    QUOTA = "quota"
+    LANDLOCK = "landlock"
+
+
+LAYERS: dict[Layer, str] = {
+    Layer.RLIMITS: "memory hogs, CPU loops, huge files, fd floods (address space, CPU, file size, open files)",
+    Layer.SESSION: "a bot's children outliving it: own session and process group, killed as one",
+    Layer.UID: "reading root-only files, signalling the referee or other bots (one unprivileged user per bot, "
            "whose every process dies with the bot)",
-    "bwrap": "the network, the filesystem beyond its own folders, other processes, the machine's load and "
+    Layer.BWRAP: "the network, the filesystem beyond its own folders, other processes, the machine's load and "
              "counters in /proc (bubblewrap namespaces)",
-    "seccomp": "sockets, ptrace, mount, new namespaces, bpf, io_uring and other kernel interfaces; file locks, "
+    Layer.SECCOMP: "sockets, ptrace, mount, new namespaces, bpf, io_uring and other kernel interfaces; file locks, "
                "change notifications and CPU affinity (channels between bots)",
-    "cgroup": "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
-    "cgroup-kill": "processes escaping the session: the whole group is killed at once (cgroup v2)",
-    "freeze": "thinking on others' turns: once seen using the CPU there, the bot's processes are frozen from "
+    Layer.CGROUP: "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
+    Layer.CGROUP_KILL: "processes escaping the session: the whole group is killed at once (cgroup v2)",
+    Layer.FREEZE: "thinking on others' turns: once seen using the CPU there, the bot's processes are frozen from "
               "each reply to its next request (cgroup v2 freezer; the `ponder` time setting allows it and "
               "charges it to the bot's clock)",
-    "quota": "filling the disk or the inode table: the bot writes only to a tmpfs of its own with a size and "
+    Layer.QUOTA: "filling the disk or the inode table: the bot writes only to a tmpfs of its own with a size and "
              "a file quota (it gets ENOSPC)",
-    "landlock": "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
+    Layer.LANDLOCK: "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
                 "processes (the kernel's Landlock, applied inside the namespaces)",
 }
 """Every layer the sandbox knows, and what it stops."""
@@ -70,7 +87,7 @@ class Limits:
 class LayerStatus:
     """Whether a layer is in use here, and if not, why."""
 
-    name: str
+    name: Layer
     active: bool
     why: str = ""
 

@@ -13,7 +13,7 @@ import trio
 
 from arena.sandbox import confine, scratch, seccomp
 from arena.sandbox.cgroups import detect
-from arena.sandbox.layers import SandboxError
+from arena.sandbox.layers import Layer, SandboxError
 from arena.sandbox.uids import UidPool
 
 TYPE_CHECKING = False
@@ -28,11 +28,11 @@ PROBE_BOT = Path(__file__).resolve().parent / "probe_bot.py"
 async def probe_layers(box: Sandbox) -> None:
     """Turn off every layer of ``box`` that does not work here, saying why."""
     _detect(box)
-    if any(box.status[name].active for name in ("uid", "bwrap", "landlock")):
+    if any(box.status[name].active for name in (Layer.UID, Layer.BWRAP, Layer.LANDLOCK)):
         report = await _run_probe(box)
-        if report is None and box.status["bwrap"].active:  # bubblewrap could not start: try without it
-            box.set_layer("bwrap", False, "bubblewrap failed to start the probe bot here")
-            box.set_layer("seccomp", False, "applied by bubblewrap, which is not in use")
+        if report is None and box.status[Layer.BWRAP].active:  # bubblewrap could not start: try without it
+            box.set_layer(Layer.BWRAP, False, "bubblewrap failed to start the probe bot here")
+            box.set_layer(Layer.SECCOMP, False, "applied by bubblewrap, which is not in use")
             report = await _run_probe(box)
         _confirm(box, report)
 
@@ -42,44 +42,44 @@ def _detect(box: Sandbox) -> None:
     root = os.geteuid() == 0
     pool = UidPool() if root else None
     if not root:
-        box.set_layer("uid", False, "the arena is not running as root, so it cannot switch users")
+        box.set_layer(Layer.UID, False, "the arena is not running as root, so it cannot switch users")
     elif not pool:
-        box.set_layer("uid", False, "no arena-bot-* users exist: run scripts/setup-sandbox as root")
+        box.set_layer(Layer.UID, False, "no arena-bot-* users exist: run scripts/setup-sandbox as root")
     else:
         box.uids = pool
     if shutil.which("bwrap") is None:
-        box.set_layer("bwrap", False, "bubblewrap is not installed (apt-get install bubblewrap)")
+        box.set_layer(Layer.BWRAP, False, "bubblewrap is not installed (apt-get install bubblewrap)")
     elif root and box.uids is None:
-        box.set_layer("bwrap", False, "as root, bubblewrap needs an unprivileged bot user to start as")
+        box.set_layer(Layer.BWRAP, False, "as root, bubblewrap needs an unprivileged bot user to start as")
     ok, why = seccomp.available()
     if not ok:
-        box.set_layer("seccomp", False, why + " (pip install pyseccomp; needs libseccomp2)")
-    elif not box.status["bwrap"].active:
-        box.set_layer("seccomp", False, "applied by bubblewrap, which is not in use")
+        box.set_layer(Layer.SECCOMP, False, why + " (pip install pyseccomp; needs libseccomp2)")
+    elif not box.status[Layer.BWRAP].active:
+        box.set_layer(Layer.SECCOMP, False, "applied by bubblewrap, which is not in use")
     abi = confine.abi_version()
     if abi < 1:
-        box.set_layer("landlock", False, "this kernel has no Landlock (Linux 5.13+ with the LSM enabled)")
+        box.set_layer(Layer.LANDLOCK, False, "this kernel has no Landlock (Linux 5.13+ with the LSM enabled)")
     support = detect()
     box.cgroups = support
     support.sweep()
     scratch.sweep()
     if not support.limits:
-        box.set_layer("cgroup", False, "cgroup v1 memory, pids and cpuacct controllers are not writable here")
+        box.set_layer(Layer.CGROUP, False, "cgroup v1 memory, pids and cpuacct controllers are not writable here")
     if support.v2 is None:
-        box.set_layer("cgroup-kill", False, "no writable cgroup v2 hierarchy with cgroup.kill")
-        box.set_layer("freeze", False, "no writable cgroup v2 hierarchy (its cgroup.freeze stops a whole tree)")
+        box.set_layer(Layer.CGROUP_KILL, False, "no writable cgroup v2 hierarchy with cgroup.kill")
+        box.set_layer(Layer.FREEZE, False, "no writable cgroup v2 hierarchy (its cgroup.freeze stops a whole tree)")
     elif not support.freeze:
-        box.set_layer("freeze", False, "this kernel's cgroup v2 has no cgroup.freeze (Linux 5.2+)")
+        box.set_layer(Layer.FREEZE, False, "this kernel's cgroup v2 has no cgroup.freeze (Linux 5.2+)")
     mounts, why = scratch.can_mount()
     if not mounts:
-        box.set_layer("quota", False, f"cannot mount a tmpfs for each bot's scratch space: {why}")
-    if box.status["uid"].active or box.status["bwrap"].active:
+        box.set_layer(Layer.QUOTA, False, f"cannot mount a tmpfs for each bot's scratch space: {why}")
+    if box.status[Layer.UID].active or box.status[Layer.BWRAP].active:
         try:
             box.python = bot_python()
         except SandboxError as error:
-            box.set_layer("uid", False, str(error))
-            box.set_layer("bwrap", False, str(error))
-            box.set_layer("seccomp", False, str(error))
+            box.set_layer(Layer.UID, False, str(error))
+            box.set_layer(Layer.BWRAP, False, str(error))
+            box.set_layer(Layer.SECCOMP, False, str(error))
 
 async def _run_probe(box: Sandbox) -> dict[str, object] | None:
     """Start the probe bot behind the candidate layers; its report, or None if it failed."""
@@ -102,24 +102,24 @@ async def _run_probe(box: Sandbox) -> dict[str, object] | None:
 def _confirm(box: Sandbox, report: dict[str, object] | None) -> None:
     """Keep only the layers whose effect the probe bot shows."""
     if report is None:
-        for name in ("uid", "bwrap", "seccomp", "landlock"):
+        for name in (Layer.UID, Layer.BWRAP, Layer.SECCOMP, Layer.LANDLOCK):
             if box.status[name].active:
                 box.set_layer(name, False, "the probe bot did not start behind this layer")
         return
-    if box.status["uid"].active and report.get("uid") == 0:
-        box.set_layer("uid", False, "the probe bot still ran as root")
-    if box.status["bwrap"].active:
+    if box.status[Layer.UID].active and report.get(Layer.UID) == 0:
+        box.set_layer(Layer.UID, False, "the probe bot still ran as root")
+    if box.status[Layer.BWRAP].active:
         own = {ns: os.readlink(f"/proc/self/ns/{ns}") for ns in ("net", "pid", "mnt")}
         theirs = report.get("namespaces") or {}
         shared = [ns for ns in own if isinstance(theirs, dict) and theirs.get(ns) == own[ns]]
         if shared or report.get("passwd") == "allowed":
-            box.set_layer("bwrap", False, f"the probe bot shared namespaces {shared} or read /etc/passwd")
-    if box.status["seccomp"].active and report.get("socket") == "allowed":
-        box.set_layer("seccomp", False, "the probe bot could still open a socket")
-    if box.status["landlock"].active and report.get("outside_write") == "allowed":
-        box.set_layer("landlock", False, "the probe bot could still write outside its scratch folder")
-    if box.status["seccomp"].active and report.get("flock") == "allowed":
-        box.set_layer("seccomp", False, "the probe bot could still lock a shared file")
+            box.set_layer(Layer.BWRAP, False, f"the probe bot shared namespaces {shared} or read /etc/passwd")
+    if box.status[Layer.SECCOMP].active and report.get("socket") == "allowed":
+        box.set_layer(Layer.SECCOMP, False, "the probe bot could still open a socket")
+    if box.status[Layer.LANDLOCK].active and report.get("outside_write") == "allowed":
+        box.set_layer(Layer.LANDLOCK, False, "the probe bot could still write outside its scratch folder")
+    if box.status[Layer.SECCOMP].active and report.get("flock") == "allowed":
+        box.set_layer(Layer.SECCOMP, False, "the probe bot could still lock a shared file")
 
 
 def _accessible_to_others(path: Path) -> bool:
