@@ -18,7 +18,7 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 
 from arena.errors import ArenaError
-from arena.referee import FaultPolicy, PolicyMode, TimeControl
+from arena.referee import Clock, FaultPolicy, PolicyMode, TimeControl
 from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
 
@@ -42,6 +42,7 @@ class _Time(msgspec.Struct, forbid_unknown_fields=True):
     startup_ms: Positive = TimeControl.startup_ms
     ponder: bool = TimeControl.ponder
     min_turn_ms: NonNegative = TimeControl.min_turn_ms
+    clock: Clock = TimeControl.clock
 
 
 class _Limits(msgspec.Struct, forbid_unknown_fields=True):
@@ -233,7 +234,7 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         challenger=raw.challenger, deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
         require=tuple(raw.require),
         time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms,
-                         raw.time.ponder, raw.time.min_turn_ms),
+                         raw.time.ponder, raw.time.min_turn_ms, raw.time.clock),
         policy=FaultPolicy(PolicyMode(raw.faults.policy), raw.faults.strikes), description=raw.description,
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
         settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
