@@ -277,6 +277,39 @@ def test_the_seat_reads_its_own_skat_and_discard() -> None:
     assert partner.bid == 18 and partner.voids == [set(), set(), set()]  # the declarer followed hearts
 
 
+BUDGET_S = 0.035
+SLACK_S = 0.015
+"""CPU time a decision may take beyond its budget: the deal under way at the deadline."""
+
+
+def test_every_card_keeps_to_the_budget_in_cpu_time() -> None:
+    """The bot in seat 0 of in-process matches (random players elsewhere: they bid high, so it
+    defends as often as it declares): each searched card's CPU time stays within its budget,
+    and the search did use it."""
+    times: list[float] = []
+    for seed in (21, 22):
+        state: Any = SKAT_RULES.new_match(3, seed=seed, options={"rounds": 3})
+        match = MatchInfo(f"cpu-{seed}", "skat", dict(state.options), 0, 3, {"move_ms": 100})
+        player = SkatPlayer(match, BUDGET_S)
+        rng = random.Random(seed)
+        seen = 0
+        while not state.is_over:
+            legal = [a.text for a in state.legal_actions()]
+            if state.to_move != 0:
+                state.apply(rng.choice(state.legal_actions()))
+                continue
+            match.events.extend(state.events_for(0, seen))
+            seen = len(state.log)
+            began = time.process_time()
+            chosen = player.choose(state.observe(0), legal)
+            if sum(1 for a in legal if a.startswith("play")) > 1:
+                times.append(time.process_time() - began)
+            state.apply(state.legal_actions()[legal.index(chosen)])
+    assert len(times) >= 10
+    assert max(times) <= BUDGET_S + SLACK_S, f"a card took {1000 * max(times):.0f} ms of CPU"
+    assert sum(times) / len(times) > BUDGET_S / 4, "the bot hardly searched: the check means nothing"
+
+
 CONTROL = TimeControl(move_ms=100, bank_ms=2000, first_move_ms=0, startup_ms=10_000)
 """A short time control: the bot searches 35 ms a card."""
 MATCHES = (  # players, seed, options: three-deal and four-deal matches, Ramsch and kontra on
