@@ -1,0 +1,90 @@
+"""The person's screens as plain text: a decision (:func:`decision_text`), a refused input's
+explanation, and the end of the match (:func:`ending_text`).
+
+Only text, no terminal control: the terminal front clears the screen before each one, a
+test or a log can print them as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from arena.human.narrate import cards_text
+from arena.human.view import Decision, Ending, SeatLine
+
+__all__ = ["HELP", "NEWS_SHOWN", "choices_text", "decision_text", "ending_text"]
+
+NEWS_SHOWN: Final = 30
+"""Narration lines a decision screen shows at most (the latest): a person who sat out a
+long stretch sees its end, the prompt stays on the screen."""
+
+HELP: Final = """\
+Choose one of the numbered actions.  You can type:
+  a number          3
+  the action        discard Qs     swap_one 7s Qh     bid 20     declare grand hand
+  its cards         Qs             7s Qh              (when only one action uses them)
+  its first word    draw   knock   pass               (when only one action starts so)
+Cards are rank then suit: As Th 7c (10h and upper case work too).
+Ctrl+C or "quit" leaves the match (it is recorded as abandoned)."""
+
+
+def _seat_rows(seats: Sequence[SeatLine]) -> list[str]:
+    name_width = max(len(s.name) for s in seats)
+    player_width = max(len(s.player) for s in seats)
+    standing_width = max(len(s.standing) for s in seats)
+    return [f"  {s.name:<{name_width}}  {s.player:<{player_width}}  {s.standing:<{standing_width}}  "
+            f"{', '.join(s.notes)}".rstrip() for s in seats]
+
+
+def choices_text(legal: Sequence[str], width: int) -> list[str]:
+    """The legal actions numbered from 1, in as many columns as ``width`` holds, numbered
+    down each column."""
+    if not legal:
+        return []
+    digits = len(str(len(legal)))
+    cell = max(len(text) for text in legal) + digits + 6
+    columns = max(1, min(len(legal), (width - 2) // cell))
+    rows = -(-len(legal) // columns)
+    lines = []
+    for row in range(rows):
+        cells = [f"{index + 1:>{digits}}  {legal[index]}" for index in range(row, len(legal), rows)]
+        lines.append("  " + "".join(c.ljust(cell) for c in cells).rstrip())
+    return lines
+
+
+def decision_text(view: Decision, width: int = 100) -> list[str]:
+    """A decision screen: the seats, what happened, the table, the hand, the numbered
+    choices and the question."""
+    lines = [f"== {view.title} ==", *_seat_rows(view.seats), ""]
+    if view.news:
+        lines.append("Since your last move:")
+        shown = view.news[-NEWS_SHOWN:]
+        if len(shown) < len(view.news):
+            lines.append(f"  ... {len(view.news) - len(shown)} earlier lines")
+        lines += [f"  {line}" for line in shown]
+        lines.append("")
+    label_width = max((len(label) for label, _ in view.table), default=0)
+    lines += [f"  {label:<{label_width}}  {text}" for label, text in view.table]
+    hand = f"Your hand: {cards_text(view.hand)}" + (f"   · {view.hand_note}" if view.hand_note else "")
+    lines += ["", hand, ""]
+    clock = f"  You have {view.time_left_ms / 1000:.0f} s." if view.time_left_ms is not None else ""
+    lines.append(view.prompt + clock)
+    lines += choices_text(view.legal, width)
+    lines.append("Type a number, an action or its cards (? for help, quit to leave).")
+    return lines
+
+
+def ending_text(view: Ending) -> list[str]:
+    """The end of the match: its last events and the final placements."""
+    lines = [f"== {view.title} =="]
+    lines += [f"  {line}" for line in view.news]
+    if view.abandoned:
+        return [*lines, "", f"The match was {view.reason}.", "Nothing was decided; what was played is recorded."]
+    lines += ["", "Final placements:"]
+    name_width = max((len(p.name) for p in view.places), default=0)
+    player_width = max((len(p.player) for p in view.places), default=0)
+    for place in view.places:
+        lines.append(f"  {place.place}.  {place.name:<{name_width}}  {place.player:<{player_width}}  "
+                     f"score {place.score}")
+    return lines
