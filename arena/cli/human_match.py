@@ -1,0 +1,117 @@
+"""One match with a person at the table, through the same referee bots meet.
+
+The person's seat is a bot to the referee: :mod:`arena.human.relay`, launched like any
+bot (its protocol on stdin and stdout), passes its lines to a Unix socket in a private
+folder, where :func:`arena.human.seat.serve` answers for the person through a front (the
+terminal, or a web page's bridge).  The seat is launched without the bot sandbox (it runs
+the arena's own code, and must reach that socket) and plays under its own clock; the
+bots run behind every layer the machine offers, under theirs.  The match can be
+abandoned at any time (:class:`arena.referee.Abandon`): it then ends at once and its
+result holds what was played.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import trio
+
+from arena.botspec import BotManifest
+from arena.cards import Seed
+from arena.cli.human_record import PlayError
+from arena.human.seat import VERSION, Front, serve
+from arena.human.view import Ending
+from arena.referee import Abandon, Bot, BotFault, MatchResult, TimeControl, open_bots, play_match
+from arena.rules import Variant
+from arena.sandbox import Sandbox
+
+__all__ = ["UNLIMITED_MS", "Played", "Seating", "person_clock", "play_seated"]
+
+UNLIMITED_MS: Final = 30 * 24 * 3600 * 1000
+"""A person's time per decision when nobody sets one: 30 days, as good as no limit."""
+SEAT_STARTUP_MS: Final = 10_000
+
+
+def person_clock(move_seconds: float | None) -> TimeControl:
+    """The person's time control: ``move_seconds`` per decision, no bank, or unlimited."""
+    move_ms = UNLIMITED_MS if move_seconds is None else max(1, round(move_seconds * 1000))
+    return TimeControl(move_ms=move_ms, bank_ms=0, first_move_ms=0, startup_ms=SEAT_STARTUP_MS, ponder=True)
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Who plays a match: the person in ``seat``, the bots in the other seats in order."""
+
+    variant: Variant
+    options: Mapping[str, Any]
+    seat: int
+    person: str
+    bots: Sequence[BotManifest]
+    who: Sequence[str]
+    """Each seat's player, as the person's screen names them."""
+
+    @property
+    def players(self) -> int:
+        return len(self.bots) + 1
+
+
+@dataclass(frozen=True)
+class Played:
+    """A match with a person: the referee's result and what the person's seat saw."""
+
+    result: MatchResult
+    ending: Ending | None
+    bot_layers: list[str]
+    """The sandbox layers every bot ran behind."""
+
+
+def _relay(path: str, person: str) -> BotManifest:
+    return BotManifest(name=person, version=VERSION, author=person, description="a person at the table",
+                       variants=("*",), folder=None, command=("{python}", "-m", "arena.human.relay", path))
+
+
+async def play_seated(seating: Seating, front: Front, *, seed: Seed, match_id: str, bot_clock: TimeControl,
+                      clock: TimeControl, sandbox: Sandbox, abandon: Abandon) -> Played:
+    """Play one match: the bots behind ``sandbox`` under ``bot_clock``, the person's seat
+    under ``clock``, answered through ``front``; ``abandon`` stops it."""
+    folder = tempfile.mkdtemp(prefix="arena-seat-")
+    path = os.path.join(folder, "seat.sock")
+    listening = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        await listening.bind(path)
+        listening.listen(1)
+        listener = trio.SocketListener(listening)
+        ended: list[Ending | None] = []
+        done = trio.Event()
+
+        async def seat() -> None:
+            stream = await listener.accept()
+            async with stream:
+                ended.append(await serve(stream, front, seating.person, seating.who))
+            done.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(seat)
+            async with open_bots(seating.bots, time_control=bot_clock, sandbox=sandbox) as bots, \
+                    open_bots([_relay(path, seating.person)], time_control=clock, sandbox=Sandbox()) as person:
+                if isinstance(person[0], BotFault):
+                    raise PlayError(f"the person's seat did not start: {person[0]}")
+                table: list[Bot | BotFault] = [*bots[:seating.seat], person[0], *bots[seating.seat:]]
+                result = await play_match(seating.variant, table, seed=seed, options=seating.options,
+                                          match_id=match_id, time_control=bot_clock, seat_time={seating.seat: clock},
+                                          abandon=abandon)
+                layers = sorted(set.intersection(*(set(b.layers) for b in bots if isinstance(b, Bot)))) \
+                    if any(isinstance(b, Bot) for b in bots) else []
+            with trio.move_on_after(2):  # the seat's process is gone: let the front show the end
+                await done.wait()
+            nursery.cancel_scope.cancel()
+    finally:
+        listening.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    return Played(result, ended[0] if ended else None, layers)
