@@ -22,7 +22,7 @@ from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot
 from arena.tournament import build
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["IGNORED", "bundled_names", "content_hash", "find", "install", "registry_dir"]
+__all__ = ["IGNORED", "bundled_names", "code_files", "content_hash", "find", "install", "registry_dir"]
 
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code."""
@@ -33,7 +33,8 @@ def registry_dir(store: Store) -> Path:
     return store.path.parent / "registry"
 
 
-def _files(folder: Path) -> list[Path]:
+def code_files(folder: Path) -> list[Path]:
+    """The files of a bot folder that make its version (no caches, no bytecode), sorted."""
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in IGNORED)
@@ -44,7 +45,7 @@ def _files(folder: Path) -> list[Path]:
 def content_hash(folder: Path) -> str:
     """SHA-256 (hex) of a bot folder's code: relative paths, executable bits, contents."""
     digest = hashlib.sha256()
-    for path in _files(folder):
+    for path in code_files(folder):
         if path.is_symlink() or not path.is_file():
             raise ManifestError(f"{path}: a bot folder may hold only regular files (no links or devices)")
         relative = path.relative_to(folder).as_posix()
@@ -60,7 +61,7 @@ def _copy(folder: Path, target: Path) -> None:
     os.chmod(target.parent, 0o755)
     staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
     try:
-        for path in _files(folder):
+        for path in code_files(folder):
             destination = staging / path.relative_to(folder)
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, destination)
