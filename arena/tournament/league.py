@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,11 +21,11 @@ from arena.referee import FaultPolicy, TimeControl
 from arena.rules import get_variant
 from arena.tournament.ratings import Rating, quality, rate, ratings
 from arena.tournament.runner import (
-    LocalExecutor,
     Observer,
     RunError,
     RunSummary,
     lock,
+    make_executor,
     play,
     run_tables,
     tournament_key,
@@ -55,6 +56,8 @@ class LeagueSettings:
     require: tuple[str, ...] = ()
     workers: int = 0
     concurrency: int = 4
+    cluster: str | None = None
+    """A Dask scheduler whose workers play the tables (None: local referee workers)."""
     settle: float | None = None
     """Stop before ``matches`` once every neighbour in the variant's ranking is ordered at
     this confidence (:mod:`arena.tournament.settle`)."""
@@ -82,7 +85,7 @@ def _spec(settings: LeagueSettings) -> TournamentSpec:
     plan = VariantPlan(get_variant(settings.variant), dict(settings.options or {}), (settings.players,))
     return TournamentSpec(name=LEAGUE, variants=(plan,), time=settings.time, policy=settings.policy,
                           require=settings.require, workers=settings.workers, concurrency=settings.concurrency,
-                          deals=1)
+                          cluster=settings.cluster, deals=1)
 
 
 def _pool(store: Store, variant: str, players: int) -> list[VersionRow]:
@@ -98,15 +101,14 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
     """Play league matches until ``settings.matches`` are stored (or Ctrl+C)."""
     spec = _spec(settings)
     get_variant(settings.variant).check_players(settings.players)
-    with lock(store, LEAGUE):
+    with lock(store, LEAGUE), closing(make_executor(spec, observer)) as executor:
         pool = _pool(store, settings.variant, settings.players)
         current = rate(store.matches(LEAGUE, settings.variant))
         played = {v: r.matches for v, r in current.items()}
-        executor = LocalExecutor(settings.workers, settings.concurrency)
-        wave = executor.workers * executor.concurrency
+        wave = executor.capacity()
         target = settings.matches or float("inf")
         summary = RunSummary(LEAGUE, int(min(target, 10**9)), 0)
-        observer.started(summary.total if settings.matches else 0, 0, executor.workers, [])
+        observer.started(summary.total if settings.matches else 0, 0, getattr(executor, "workers", 1), [])
         key = tournament_key(store, LEAGUE)
         rng = random.Random(key + store.next_seq(LEAGUE).to_bytes(8, "little"))
 

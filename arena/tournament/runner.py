@@ -3,8 +3,9 @@ each finished match, rate at the end.
 
 The scheduler never sees processes: it hands :class:`~arena.tournament.worker.TableJob`
 objects to an :class:`Executor` and receives finished matches.  :class:`LocalExecutor`
-runs one referee worker process per core on this machine; a cluster backend would
-implement the same two methods.
+runs one referee worker process per core on this machine;
+:class:`arena.tournament.cluster.DaskExecutor` plays tables on a Dask cluster (imported
+only when a run is given one).
 
 Nothing is lost or counted twice: a match is stored in one transaction when it ends, a
 resumed run skips the stored ids, and ratings are computed in schedule order.  A
@@ -27,7 +28,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 import msgspec
 import trio
@@ -46,12 +47,15 @@ from arena.tournament.store import HeldError, MatchRecord, SeatRecord, Store, St
 
 __all__ = [
     "Executor",
+    "Informed",
     "LocalExecutor",
     "Observer",
     "RunError",
     "RunSummary",
+    "cluster_executor",
     "entrants",
     "lock",
+    "make_executor",
     "play",
     "run_tables",
     "run_tournament",
@@ -80,6 +84,15 @@ class Observer(Protocol):
         """Something the user should know (a missing optional sandbox layer ...)."""
 
 
+@runtime_checkable
+class Informed(Protocol):
+    """An observer that also shows plain information (where a cluster's dashboard is),
+    which other observers get as a notice."""
+
+    def info(self, message: str) -> None:
+        """Information for the user, not a warning."""
+
+
 @dataclass
 class RunSummary:
     """What a run did."""
@@ -106,6 +119,17 @@ class RunSummary:
 
 class Executor(ABC):
     """Plays tables somewhere and reports each finished match."""
+
+    local_paths: bool = True
+    """Bots run from their registry copies' own paths (on a cluster, from each worker's cache)."""
+
+    @abstractmethod
+    def capacity(self) -> int:
+        """Tables it plays at once."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Let go of what it holds between runs (a cluster connection)."""
 
     @abstractmethod
     async def run(
@@ -145,6 +169,12 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int = 0, concurrency: int = 4) -> None:
         self.workers = workers or len(os.sched_getaffinity(0))
         self.concurrency = concurrency
+
+    def capacity(self) -> int:
+        return self.workers * self.concurrency
+
+    def close(self) -> None:
+        """Nothing to let go: its worker processes live only while a run plays."""
 
     async def run(
         self,
@@ -423,7 +453,8 @@ async def run_tables(
             reasons = "; ".join(f"{layer}: {message.why_not.get(layer, 'inactive')}" for layer in missing)
             raise RunError(f"refusing to run bots without the required sandbox layer(s) ({reasons}); "
                            "`arena doctor` explains")
-        if "uid" in message.sandbox and "bwrap" not in message.sandbox:  # bubblewrap reaches any folder
+        # a cluster worker checks its own bot cache; bubblewrap reaches any folder
+        if executor.local_paths and "uid" in message.sandbox and "bwrap" not in message.sandbox:
             _check_reachable(tables)
         summary.sandbox = message.sandbox
         optional = [layer for layer in LAYERS if layer not in message.sandbox and layer not in warned]
@@ -488,6 +519,26 @@ def _fit_concurrency(spec: TournamentSpec, workers: int, concurrency: int, obser
     return concurrency
 
 
+def make_executor(spec: TournamentSpec, observer: Observer, *, workers: int | None = None,
+                  concurrency: int | None = None) -> Executor:
+    """Where ``spec`` plays: on its Dask cluster if it names one (``cluster``), else on local
+    referee workers (``workers``/``concurrency`` override the file's).  Dask is imported
+    only for a cluster."""
+    if spec.cluster:
+        return cluster_executor(spec.cluster, spec.require, observer)
+    local = LocalExecutor(workers if workers is not None else spec.workers, concurrency or spec.concurrency)
+    local.concurrency = _fit_concurrency(spec, local.workers, local.concurrency, observer)
+    return local
+
+
+def cluster_executor(address: str, require: Sequence[str], observer: Observer) -> Executor:
+    """An executor for the Dask cluster whose scheduler is at ``address`` (not connected
+    yet), telling ``observer`` where the cluster's dashboard is."""
+    from arena.tournament.cluster import DaskExecutor
+
+    return DaskExecutor(address, require, observer.info if isinstance(observer, Informed) else observer.notice)
+
+
 def tournament_key(store: Store, name: str, given: bytes | None = None) -> bytes:
     """The secret key tournament ``name`` deals from: the one stored at its first run, else
     ``given`` (to deal a tournament again elsewhere) or a fresh one, stored now."""
@@ -534,14 +585,16 @@ def run_tournament(
         summary = RunSummary(spec.name, total, total - sum(len(t.matches) for t in todo))
         store.save_tournament(spec.name, {**spec.to_dict(), "versions": [v.id for v in versions],
                                           "pinned": playing.pinned})
+        owned = executor is None
         if executor is None:
-            count = workers if workers is not None else spec.workers
-            local = LocalExecutor(count, concurrency or spec.concurrency)
-            local.concurrency = _fit_concurrency(spec, local.workers, local.concurrency, observer)
-            executor = local
+            executor = make_executor(spec, observer, workers=workers, concurrency=concurrency)
         observer.started(total, summary.already, getattr(executor, "workers", 1), summary.sandbox)
-        if todo:
-            play(run_tables, spec, store, todo, executor, observer, summary)
+        try:
+            if todo:
+                play(run_tables, spec, store, todo, executor, observer, summary)
+        finally:
+            if owned:
+                executor.close()
         ratings(store, spec.name)
         for plan in spec.variants:
             ratings(store, spec.name, plan.variant.name)

@@ -22,10 +22,13 @@ from arena.referee import Clock, FaultPolicy, PolicyMode, TimeControl
 from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
 
-__all__ = ["Settle", "SpecError", "TournamentSpec", "VariantPlan", "load_spec", "parse_spec"]
+__all__ = ["Settle", "SpecError", "TournamentSpec", "VariantPlan", "check_cluster", "load_spec", "parse_spec"]
 
 TOURNAMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "tournaments"
 """The bundled tournament files."""
+
+CLUSTER_ADDRESS: Final = re.compile(r"(tcp|tls)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
+"""A Dask scheduler's address: ``tcp://HOST:PORT`` or ``tls://HOST:PORT``."""
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -78,6 +81,7 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     seed: NonNegative | None = None
     workers: NonNegative = 0
     concurrency: Positive = 4
+    cluster: str | None = None
     require: list[str] = msgspec.field(default_factory=list)
     time: _Time = msgspec.field(default_factory=_Time)
     faults: _Faults = msgspec.field(default_factory=_Faults)
@@ -124,6 +128,9 @@ class TournamentSpec:
     """Referee worker processes; 0: one per core."""
     concurrency: int = 4
     """Matches played at once by each worker."""
+    cluster: str | None = None
+    """The Dask scheduler whose workers play the tables (``docs/CLUSTER.md``); None: local
+    referee workers."""
     require: tuple[str, ...] = ()
     """Sandbox layers that must be active."""
     time: TimeControl = TimeControl()
@@ -226,13 +233,18 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         raise fail("gauntlet mode needs challenger = \"BOT\" (the bot that meets the field)", "mode")
     if raw.mode == "round-robin" and raw.challenger:
         raise fail("challenger is only for mode = \"gauntlet\"", "challenger")
+    if raw.cluster is not None:
+        try:
+            check_cluster(raw.cluster)
+        except SpecError as error:
+            raise fail(str(error), "cluster") from None
     name = raw.name or (source.stem if source else "tournament")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
         raise fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
     return TournamentSpec(
         name=name, variants=tuple(plans), entrants=tuple(raw.entrants), open=raw.open, mode=raw.mode,
         challenger=raw.challenger, deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
-        require=tuple(raw.require),
+        cluster=raw.cluster, require=tuple(raw.require),
         time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms,
                          raw.time.ponder, raw.time.min_turn_ms, raw.time.clock),
         policy=FaultPolicy(PolicyMode(raw.faults.policy), raw.faults.strikes), description=raw.description,
@@ -240,6 +252,14 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
         source=source, text=text,
     )
+
+
+def check_cluster(address: str) -> str:
+    """``address`` if it is a Dask scheduler's address; :class:`SpecError` saying the form if not."""
+    if not CLUSTER_ADDRESS.fullmatch(address):
+        raise SpecError(f"cluster {address!r} is not a Dask scheduler's address: use tcp://HOST:PORT "
+                        "(or tls://HOST:PORT), as `dask scheduler` prints it")
+    return address
 
 
 def _culprit(variant: Variant, options: dict[str, Any]) -> list[str]:
