@@ -3,15 +3,16 @@ resumable like a tournament (:mod:`arena.tournament.sequential`)."""
 
 from __future__ import annotations
 
+from contextlib import closing, nullcontext
 from typing import Annotated
 
 import typer
 
 from arena.cli._app import OptionPairs, app, fail, user_errors
-from arena.cli.tournament import Concurrency, DbOption, ProgressView, Workers
+from arena.cli.tournament import Cluster, Concurrency, DbOption, ProgressView, Workers
 from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
-from arena.tournament.runner import RunError
+from arena.tournament.runner import RunError, cluster_executor
 from arena.tournament.sequential import TestPlan, run_test, verdict
 from arena.tournament.stats import Sprt
 from arena.tournament.store import DEFAULT_DB, Store
@@ -47,6 +48,7 @@ def test(
     db: DbOption = DEFAULT_DB,
     workers: Workers = None,
     concurrency: Concurrency = None,
+    cluster: Cluster = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Test whether NEW is stronger than BASE, playing deals until a sequential test (SPRT) decides.
@@ -71,9 +73,11 @@ def test(
             typer.echo(f"{plan.title}: {_line(result)}")
             return
         view = ProgressView(plan.title, quiet=quiet)
-        with view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to resume."):
+        executor = cluster_executor(cluster, (), view) if cluster else None  # one connection for every batch
+        with closing(executor) if executor else nullcontext(), \
+                view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to resume."):
             result = run_test(plan, store, view, lambda r: view.console.print(_line(r), highlight=False),
-                              workers=workers, concurrency=concurrency)
+                              workers=workers, concurrency=concurrency, executor=executor)
     verdicts = {"better": f"{new} is better than {base} (by at least about the margin {margin})",
                 "not better": f"{new} is not better than {base} by the margin {margin}",
                 "undecided": f"undecided after {result.deals} deals: the data cannot yet tell"}

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -31,13 +32,13 @@ from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
 from arena.text import counted
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
-from arena.tournament.runner import RunError, RunSummary, run_tournament
+from arena.tournament.runner import RunError, RunSummary, make_executor, run_tournament
 from arena.tournament.settle import Settled, run_settled
-from arena.tournament.spec import load_spec
+from arena.tournament.spec import SpecError, check_cluster, load_spec
 from arena.tournament.store import DEFAULT_DB, TIMEOUT_ENV, MatchRecord, Store, StoreError
 from arena.tournament.submit import submit
 
-__all__ = ["ProgressView"]
+__all__ = ["Cluster", "ProgressView"]
 
 DbOption = Annotated[
     Path, typer.Option("--db", envvar="ARENA_DB", help="The results database (created if missing); "
@@ -89,6 +90,10 @@ class ProgressView:
         """A warning above the bar."""
         self.console.print(f"[yellow]warning:[/yellow] {message}", highlight=False)
 
+    def info(self, message: str) -> None:
+        """A line of information above the bar (where a cluster's dashboard is)."""
+        self.console.print(message, highlight=False, soft_wrap=True)  # a link stays on one line
+
     @property
     def running(self) -> bool:
         """The run got as far as playing (so stopping it keeps what it finished)."""
@@ -133,21 +138,27 @@ def _settled_line(settled: Settled, confidence: float, limit: int) -> str:
 
 
 def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool,
-                   key_file: Path | None = None) -> None:
+                   key_file: Path | None = None, cluster: str | None = None) -> None:
     """Run (or resume) a tournament with a progress bar; Ctrl+C stops it keeping what finished."""
     spec = load_spec(tournament)
+    if cluster is not None:
+        spec = dataclasses.replace(spec, cluster=cluster)
     key = _read_key(key_file) if key_file is not None else None
     view = ProgressView(spec.name, quiet=quiet)
     begun = time.perf_counter()
-    with Store(db) as store:
+    # one cluster connection for every round of a run (a [settle] tournament plays several)
+    executor = make_executor(spec, view) if spec.cluster else None
+    with Store(db) as store, closing(executor) if executor else nullcontext():
         settled = None
         with view.closing(lambda: f"{store.count(spec.name)} finished matches are kept in {db}. "
                                   f"Run `arena run {tournament}` again to resume.",
                           f"finished matches are kept in {db}; run again to resume"):
             if spec.settle is None:
-                summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key)
+                summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key,
+                                         executor=executor)
             else:
-                settled = run_settled(spec, store, view, workers=workers, concurrency=concurrency, key=key)
+                settled = run_settled(spec, store, view, workers=workers, concurrency=concurrency, key=key,
+                                      executor=executor)
                 summary = settled.summary
     typer.echo(_summary_line(summary, time.perf_counter() - begun))
     if settled is not None and spec.settle is not None:
@@ -167,6 +178,19 @@ Workers = Annotated[int | None, typer.Option(help="Referee worker processes (def
 Concurrency = Annotated[int | None, typer.Option(help="Tables played at once by each worker (default: "
                                                  "the file's `concurrency`).", min=1)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+def _cluster_address(value: str | None) -> str | None:
+    try:
+        return None if value is None else check_cluster(value)
+    except SpecError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+Cluster = Annotated[str | None, typer.Option(
+    help="Play the tables on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT, as `dask "
+         "scheduler` prints it) instead of on local referee workers; --workers and --concurrency are then unused. "
+         "docs/CLUSTER.md explains.", callback=_cluster_address)]
 KeyFile = Annotated[Path | None, typer.Option(
     help="For a tournament's first run: deal from the secret key in this file (hex, as `arena key` writes it) "
          "instead of a fresh one, to play the same deals as another database.", dir_okay=False)]
@@ -189,17 +213,21 @@ def run(
     concurrency: Concurrency = None,
     quiet: Quiet = False,
     key_file: KeyFile = None,
+    cluster: Cluster = None,
 ) -> None:
     """Run a tournament, or resume it: matches already stored are never played again.
 
     Matches run on one referee worker process per core, several at a time, each bot in
-    its own sandboxed process.  Ctrl+C stops cleanly (all bots killed, finished matches
-    kept); `arena run` again resumes.  `arena table` shows the ranking.
+    its own sandboxed process (or, with --cluster or the file's `cluster`, on the workers
+    of a Dask cluster; this machine keeps the results).  Ctrl+C stops cleanly (all bots
+    killed, finished matches kept); `arena run` again resumes.  `arena table` shows the
+    ranking.
 
     The cards are dealt from a secret key drawn at the tournament's first run and kept in
     the database; no bot ever sees it (`arena key` exports it).
     """
-    run_and_report(tournament, db, workers=workers, concurrency=concurrency, quiet=quiet, key_file=key_file)
+    run_and_report(tournament, db, workers=workers, concurrency=concurrency, quiet=quiet, key_file=key_file,
+                   cluster=cluster)
 
 
 @app.command("demo")
@@ -295,6 +323,7 @@ def league(
     db: DbOption = DEFAULT_DB,
     workers: Workers = None,
     concurrency: Concurrency = None,
+    cluster: Cluster = None,
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
     require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated.")] = "",
     settle: Annotated[float | None, typer.Option(help="Stop before --matches once every bot is ahead of the "
@@ -311,7 +340,7 @@ def league(
     settings = LeagueSettings(
         variant=variant, players=players, matches=matches, options=parse_option_pairs(option or []),
         time=TimeControl(move_ms=move_ms), require=tuple(r.strip() for r in require.split(",") if r.strip()),
-        workers=workers or 0, concurrency=concurrency or 4, settle=settle,
+        workers=workers or 0, concurrency=concurrency or 4, cluster=cluster, settle=settle,
     )
     view = ProgressView(f"league {variant}", quiet=quiet)
     begun = time.perf_counter()
