@@ -1,0 +1,195 @@
+"""``arena run --cluster`` on a real Dask cluster: a ``dask scheduler`` and two ``dask
+worker`` processes started here, each worker with a bot cache of its own (they share no
+folder with the run: bots reach them by content hash through the scheduler).
+
+The bots are deterministic (``random`` and the dawdler seed themselves from the match id
+and seat, ``threshold`` has no randomness), so a cluster run that loses a worker midway, or
+is stopped and resumed, must store exactly what a local run of the same deals stores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from tourney import (
+    TEST_BOTS,
+    Outcome,
+    arena,
+    copy_bot,
+    ctrl_c,
+    finish,
+    outcomes,
+    processes_mentioning,
+    query,
+    scratch,
+    start_arena,
+    stored_count,
+    tournament_file,
+    wait_until,
+)
+
+from arena.botspec import BOTS_DIR
+
+DASK = Path(sys.executable).parent / "dask"
+START_S = 60
+"""How long the scheduler and a worker may take to come up."""
+MATCHES = 12
+"""The tournament's: three pairs of bots, two deals, two seat rotations."""
+
+
+@dataclass
+class Cluster:
+    """A scheduler and its workers, each a process group of its own."""
+
+    folder: Path
+    address: str = ""
+    scheduler: subprocess.Popen[bytes] | None = None
+    workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def cache(self, worker: int) -> Path:
+        return self.folder / f"worker{worker}" / "bots"
+
+    def start_worker(self, worker: int) -> None:
+        """Start ``dask worker`` number ``worker`` and wait until it is registered."""
+        log = self.folder / f"worker{worker}.log"
+        with log.open("wb") as out:
+            self.workers[worker] = subprocess.Popen(
+                [DASK, "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
+                 "--name", f"worker{worker}"],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**os.environ, "ARENA_BOT_CACHE": str(self.cache(worker))},
+            )
+        wait_until(lambda: b"Registered to:" in log.read_bytes(), f"dask worker {worker}", START_S)
+
+    def kill_worker(self, worker: int) -> None:
+        """SIGKILL the worker's whole process group (its nanny and the worker process)."""
+        _kill_group(self.workers.pop(worker))
+
+    def stop(self) -> None:
+        for process in [*self.workers.values(), self.scheduler]:
+            if process is not None:
+                _kill_group(process)
+        self.workers.clear()
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Path]:
+    yield from scratch()
+
+
+@pytest.fixture(scope="module")
+def cluster(shared: Path) -> Iterator[Cluster]:
+    """A scheduler on a free port of 127.0.0.1 and two single-thread workers; every Dask
+    process is killed at the end, whatever happened."""
+    running = Cluster(shared)
+    address_file = shared / "scheduler.json"
+    try:
+        with (shared / "scheduler.log").open("wb") as out:
+            running.scheduler = subprocess.Popen(
+                [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0",
+                 "--scheduler-file", address_file],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        wait_until(lambda: address_file.is_file() and b"address" in address_file.read_bytes(), "the scheduler",
+                   START_S)
+        running.address = json.loads(address_file.read_text())["address"]
+        for worker in (0, 1):
+            running.start_worker(worker)
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def tournament(shared: Path) -> Path:
+    """Three pairs of bots at scat on two deals (the dawdler makes them slow enough to lose
+    a worker, or stop the run, halfway)."""
+    bots = shared / "bots"
+    entrants = [copy_bot(BOTS_DIR / "random", bots / "random"), copy_bot(BOTS_DIR / "threshold", bots / "threshold"),
+                copy_bot(TEST_BOTS / "dawdler", bots / "dawdler")]
+    return tournament_file(shared, "clustered", entrants, [("scat", [2])], deals=2)
+
+
+@pytest.fixture(scope="module")
+def key(shared: Path) -> Path:
+    """A deal key in a file: every database below deals the same cards."""
+    path = shared / "deal.key"
+    path.write_text(bytes(range(32)).hex() + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def expected(shared: Path, tournament: Path, key: Path) -> dict[str, Outcome]:
+    """What a local run stores."""
+    (shared / "local").mkdir()
+    db = shared / "local" / "arena.db"
+    result = arena("run", tournament, "--db", db, "-q", "--key-file", key)
+    assert result.returncode == 0, result.stderr
+    stored = outcomes(db, "clustered")
+    assert len(stored) == MATCHES
+    return stored
+
+
+def _database(shared: Path, name: str) -> Path:
+    (shared / name).mkdir()
+    return shared / name / "arena.db"
+
+
+def test_a_cluster_run_that_loses_a_worker_stores_what_a_local_run_does(
+    shared: Path, cluster: Cluster, tournament: Path, key: Path, expected: dict[str, Outcome]
+) -> None:
+    db = _database(shared, "lost")
+    process = start_arena("run", tournament, "--db", db, "--cluster", cluster.address, "--key-file", key)
+    wait_until(lambda: stored_count(db, "clustered") >= 2, "the first stored matches")
+    cluster.kill_worker(0)  # mid-table: Dask runs its table again on the other worker, from where it was
+    status, out, err = finish(process)
+    assert status == 0, err
+    assert f"{MATCHES} matches played" in out and f"{MATCHES}/{MATCHES} scheduled matches stored (complete)" in out
+    assert outcomes(db, "clustered") == expected
+    assert f"Dask cluster {cluster.address}: 2 worker(s), 2 thread(s); dashboard: http://127.0.0.1:" in err
+    # each worker unpacked bots into its own cache, under their registered hashes
+    hashes = {row[0] for row in query(db, "SELECT hash FROM versions")}
+    cached = [set(os.listdir(cluster.cache(worker))) for worker in (0, 1)]
+    assert cached[1] and cached[0] | cached[1] == hashes and cached[0] <= hashes
+    assert not processes_mentioning(str(cluster.cache(0))), "the killed worker's bots outlived it"
+
+
+def test_a_stopped_cluster_run_resumes_storing_nothing_twice(
+    shared: Path, cluster: Cluster, tournament: Path, key: Path, expected: dict[str, Outcome]
+) -> None:
+    if 0 not in cluster.workers:
+        cluster.start_worker(0)
+    db = _database(shared, "stopped")
+    process = start_arena("run", tournament, "--db", db, "-q", "--cluster", cluster.address, "--key-file", key)
+    wait_until(lambda: stored_count(db, "clustered") >= 2, "the first stored matches")
+    ctrl_c(process)
+    status, _, err = finish(process)
+    assert status == 130, err
+    kept = stored_count(db, "clustered")
+    assert f"{kept} finished matches are kept" in err and kept < MATCHES
+    # the workers stopped the cancelled tables: their bots are gone
+    wait_until(lambda: not any(processes_mentioning(str(cluster.cache(w))) for w in (0, 1)), "the bots to stop", 15)
+
+    again = arena("run", tournament, "--db", db, "-q", "--cluster", cluster.address)
+    assert again.returncode == 0, again.stderr
+    assert f"{MATCHES - kept} matches played" in again.stdout
+    assert f"{MATCHES}/{MATCHES} scheduled matches stored (complete)" in again.stdout
+    assert outcomes(db, "clustered") == expected
+    done = arena("run", tournament, "--db", db, "-q", "--cluster", cluster.address)
+    assert done.returncode == 0 and "0 matches played" in done.stdout, done.stderr
+    assert outcomes(db, "clustered") == expected
