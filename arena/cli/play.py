@@ -14,7 +14,7 @@ from arena.botspec import find_bot
 from arena.cards import Seed
 from arena.cli._app import OptionPairs, app, user_errors
 from arena.deals import new_key, opaque_id, parse_key
-from arena.referee import FaultPolicy, MatchResult, PolicyMode, TimeControl, open_bots, play_match
+from arena.referee import Clock, FaultPolicy, MatchResult, PolicyMode, TimeControl, open_bots, play_match
 from arena.rules import RulesError, get_variant, parse_option_pairs
 from arena.rules.hands import format_value
 from arena.sandbox import LAYERS, Sandbox, report_rows
@@ -51,6 +51,9 @@ def match(
     min_turn_ms: Annotated[int, typer.Option(help="Hold quicker replies back so that every decision takes at "
                                              "least this long: no bot can signal through its thinking time.",
                                              min=0)] = 0,
+    clock: Annotated[Clock, typer.Option(help="What a decision is charged: cpu, the CPU time the bot used (where "
+                                          "the sandbox counts it; the wall clock still stops it at 3x), or wall, "
+                                          "the time from request to reply.")] = Clock.CPU,
     require: Annotated[str, typer.Option(help="Sandbox layers that must be active, comma-separated "
                                          f"({', '.join(LAYERS)}); see `arena doctor`.")] = "",
 ) -> None:
@@ -77,7 +80,7 @@ def match(
     if seed is not None and key is not None:
         raise RulesError("give --seed or --key, not both")
     deal: Seed = seed if seed is not None else parse_key(key) if key is not None else new_key()
-    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms, ponder=ponder, min_turn_ms=min_turn_ms)
+    time_control = TimeControl(move_ms=move_ms, bank_ms=bank_ms, ponder=ponder, min_turn_ms=min_turn_ms, clock=clock)
 
     required = [name.strip() for name in require.split(",") if name.strip()]
 

@@ -29,6 +29,7 @@ from arena.referee.match import Abandon, play_match
 from arena.referee.news import EVENT_BUDGET
 from arena.referee.records import (
     BotFault,
+    Clock,
     Fault,
     FaultKind,
     FaultPolicy,
@@ -49,6 +50,7 @@ __all__ = [
     "STDERR_KEEP",
     "Bot",
     "BotFault",
+    "Clock",
     "Fault",
     "FaultPolicy",
     "MatchResult",

@@ -53,7 +53,7 @@ class Pipes:
         while view:
             view = view[self.write_now(view):]
             if view:
-                with trio.move_on_after(deadline - time.perf_counter()) as waited:
+                with trio.move_on_after(max(0.0, deadline - time.perf_counter())) as waited:
                     await trio.lowlevel.wait_writable(self._write_fd)
                 if waited.cancelled_caught:
                     raise TimeoutError
@@ -83,7 +83,7 @@ class Pipes:
         :meth:`readline_now` has found nothing: it waits before reading again."""
         while True:
             if not self._poll.poll(1):  # wait briefly before parking: most replies take microseconds
-                with trio.move_on_after(deadline - time.perf_counter()) as waited:
+                with trio.move_on_after(max(0.0, deadline - time.perf_counter())) as waited:
                     await trio.lowlevel.wait_readable(self._read_fd)
                 if waited.cancelled_caught:
                     raise TimeoutError

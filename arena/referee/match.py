@@ -24,6 +24,7 @@ from arena.protocol import DECIDE, Error, MatchEnd, MatchStart, encode, encode_r
 from arena.referee.news import EVENT_BUDGET, EVENT_MAX, News, split_news
 from arena.referee.records import (
     BotFault,
+    Clock,
     Fault,
     FaultKind,
     FaultPolicy,
@@ -244,6 +245,8 @@ class _Table:
             allowed_ms = budget_ms + seat.bank_ms - charged_ms
             failure: BotFault | None = None
             spent = 0.0
+            cpu_ns = 0
+            on_cpu = seat.accounting and tc.clock is Clock.CPU
             try:
                 if allowed_ms <= 0:
                     raise BotFault(FaultKind.TIMEOUT, f"used {charged_ms:.0f} ms of CPU on others' turns, more "
@@ -256,18 +259,18 @@ class _Table:
                                     allowed_ms, b",".join(news))
                 began = clock()
                 try:
-                    text = await current.ask(payload, request, began, allowed_ms / 1000)
+                    text = await current.ask(payload, request, began, allowed_ms / 1000,
+                                             seat.cpu_mark if on_cpu else None)
                 finally:
                     spent = clock() - began
-                if spent * 1000 > allowed_ms:  # it answered, but late
-                    raise timeout_fault(allowed_ms / 1000)
+                    if seat.accounting:  # one read per decision: the counter costs a system call
+                        cpu_ns = current.sandboxed.cpu_ns() - seat.cpu_mark
+                        seat.cpu_mark += cpu_ns
+                if (cpu_ns / 1e6 if on_cpu else spent * 1000) > allowed_ms:  # it answered, but late
+                    raise timeout_fault(allowed_ms / 1000, on_cpu)
                 action = _chosen(text, legal)
             except BotFault as error:
                 failure = error
-            cpu_ns = 0
-            if seat.accounting:  # one read per decision: the counter costs a system call
-                cpu_ns = current.sandboxed.cpu_ns() - seat.cpu_mark
-                seat.cpu_mark += cpu_ns
             seat.timing.add(spent, cpu_ns / 1e9)
             if failure is not None and seat.accounting:
                 failure = _idle_timeout(failure, cpu_ns / 1e9, spent)
@@ -279,7 +282,7 @@ class _Table:
                 current.caught_thinking()
             if spent * 1000 < min_turn_ms:  # every turn looks alike to the others
                 await trio.sleep(min_turn_ms / 1000 - spent)
-            overrun_ms = spent * 1000 + charged_ms - budget_ms
+            overrun_ms = (cpu_ns / 1e6 if on_cpu else spent * 1000) + charged_ms - budget_ms
             if overrun_ms > 0:
                 seat.bank_ms = max(0.0, seat.bank_ms - overrun_ms)
             seat.first = False

@@ -10,8 +10,8 @@ from typing import Any
 from arena.cards import Seed
 from arena.rules import Event, Outcome
 
-__all__ = ["BotFault", "Fault", "FaultKind", "FaultPolicy", "MatchResult", "Penalty", "PolicyMode", "SeatTiming",
-           "TimeControl"]
+__all__ = ["BotFault", "Clock", "Fault", "FaultKind", "FaultPolicy", "MatchResult", "Penalty", "PolicyMode",
+           "SeatTiming", "TimeControl"]
 
 
 class FaultKind(StrEnum):
@@ -34,6 +34,15 @@ class PolicyMode(StrEnum):
     """The bot is out of the match at once."""
     SUBSTITUTE = "substitute"
     """A random legal action is played for it, until its ``strikes``-th fault."""
+
+
+class Clock(StrEnum):
+    """What a decision's time is measured on."""
+
+    CPU = "cpu"
+    """The CPU time the bot's processes used (where the sandbox counts it)."""
+    WALL = "wall"
+    """The time from the request to the reply."""
 
 
 class Penalty(StrEnum):
@@ -66,8 +75,19 @@ class TimeControl:
     """Every decision takes at least this long on the table's clock: the referee holds a
     quicker reply back.  A bot can then not signal the others through how long it thinks,
     as long as it answers within this time (see docs/SANDBOX.md, "Threat model")."""
+    clock: Clock = Clock.CPU
+    """What a decision is charged: ``cpu``, the CPU time its bot's processes used (where
+    the sandbox counts it, the cgroup layer; else the wall clock), so a busy machine does
+    not eat a bot's time, though the wall clock still ends a decision at 3 times its
+    allowance; ``wall``, the time from the request to the reply."""
 
-    def to_dict(self) -> dict[str, int | bool]:
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "clock", Clock(self.clock))
+        except ValueError:
+            raise ValueError(f"clock must be 'cpu' or 'wall', not {self.clock!r}") from None
+
+    def to_dict(self) -> dict[str, int | bool | str]:
         """The ``time`` field of ``match_start``."""
         return asdict(self)
 

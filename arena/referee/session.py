@@ -32,11 +32,17 @@ from arena.referee.records import BotFault, FaultKind
 from arena.sandbox import Sandboxed
 from arena.text import printable
 
-__all__ = ["OFF_TURN_GRACE_MS", "SEND_TIMEOUT_S", "STDERR_KEEP", "STDERR_SHOWN", "Bot", "timeout_fault"]
+__all__ = ["OFF_TURN_GRACE_MS", "SEND_TIMEOUT_S", "STDERR_KEEP", "STDERR_SHOWN", "WALL_CAP", "WALL_GRACE_S", "Bot",
+           "timeout_fault"]
 
 OFF_TURN_GRACE_MS: Final = 1.0
 """CPU a bot may use between its turns (finishing its reply, reading its next request)
 before it is frozen there for good (where it may not ponder)."""
+WALL_CAP: Final = 3.0
+"""On the CPU clock, a decision may last this many times its allowance on the wall clock
+(a busy machine delays a bot's thinking; a bot that waits is not thinking)."""
+WALL_GRACE_S: Final = 0.1
+"""And this much more: a short allowance on a loaded core needs a few time slices."""
 SEND_TIMEOUT_S: Final = 5.0
 """How long a bot may leave its input unread while the referee waits to write to it (a
 ``decide`` request has the decision's own time instead); longer is a ``timeout`` fault."""
@@ -154,10 +160,15 @@ class Bot:
         if not self.sandboxed.accounts_cpu:  # no way to see it thinking off-turn: freeze it always
             self.caught_thinking()
 
-    async def ask(self, payload: bytes, request: int, sent: float, allowed_s: float) -> str:
+    async def ask(self, payload: bytes, request: int, sent: float, allowed_s: float,
+                  cpu_from: int | None = None) -> str:
         """Send a ``decide`` request at ``sent`` (``time.perf_counter()``); the chosen
         action's text, or a ``timeout`` fault if nothing comes within ``allowed_s``.  A
         reply that comes, but late, is the caller's to judge: it measures the time anyway.
+
+        With ``cpu_from`` (the bot's CPU counter, ns, when its time started) ``allowed_s``
+        is CPU time: the wait goes on while the bot has used less than that, up to
+        :data:`WALL_CAP` times it on the wall clock.
 
         The referee's hot path, kept flat: a bot on the referee's core answers while the
         referee yields the core to it, so the reply is usually in the pipe at the first
@@ -178,7 +189,7 @@ class Bot:
             while True:
                 line = pipes.readline_now()
                 if line is None:  # not there yet: wait for it
-                    line = await pipes.readline(sent + allowed_s)
+                    line = await self._wait_line(sent, allowed_s, cpu_from)
                 try:
                     reply = decode_reply(line)
                 except ProtocolError as error:
@@ -193,10 +204,26 @@ class Bot:
             raise await self._gone() from None
         except TimeoutError:
             self._late.add(request)
-            raise timeout_fault(allowed_s) from None
+            raise timeout_fault(allowed_s, cpu_from is not None) from None
         finally:
             if self.caught:  # its turn is over, whatever happened
                 self.sandboxed.freeze()
+
+    async def _wait_line(self, sent: float, allowed_s: float, cpu_from: int | None) -> bytes:
+        """The reply line, waited for until the bot's time is up (see :meth:`ask`)."""
+        deadline = sent + allowed_s
+        if cpu_from is None:
+            return await self._pipes.readline(deadline)
+        cap = sent + allowed_s * WALL_CAP + WALL_GRACE_S
+        while True:
+            try:
+                return await self._pipes.readline(deadline)
+            except TimeoutError:
+                left_s = allowed_s - (self.sandboxed.cpu_ns() - cpu_from) / 1e9
+                now = time.perf_counter()
+                if left_s <= 0 or now >= cap:
+                    raise
+                deadline = min(cap, now + max(left_s, 0.001))
 
     def caught_thinking(self) -> None:
         """From now on, freeze the bot's processes from each reply until its next request.
@@ -248,9 +275,9 @@ class Bot:
         await self.sandboxed.kill()
 
 
-def timeout_fault(allowed_s: float) -> BotFault:
-    """The fault of a bot that did not answer within ``allowed_s``."""
-    return BotFault(FaultKind.TIMEOUT, f"no answer within {allowed_s * 1000:.0f} ms")
+def timeout_fault(allowed_s: float, on_cpu: bool = False) -> BotFault:
+    """The fault of a bot that did not answer within ``allowed_s`` (of CPU time: ``on_cpu``)."""
+    return BotFault(FaultKind.TIMEOUT, f"no answer within {allowed_s * 1000:.0f} ms{' of CPU time' if on_cpu else ''}")
 
 
 def _malformed(error: ProtocolError, line: bytes) -> BotFault:

@@ -27,6 +27,7 @@ import trio
 from arena.botspec import BotManifest, find_bot, load_manifest
 from arena.referee import Bot, BotFault, FaultPolicy, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import get_variant
+from arena.sandbox import Sandbox
 
 BOTS = Path(__file__).resolve().parent / "bots"
 FAST = TimeControl(move_ms=200, bank_ms=200, first_move_ms=500, startup_ms=3000)
@@ -209,11 +210,13 @@ def play(
     options: dict[str, Any] | None = None,
     match_id: str = "fault-test",
     wait_for_stderr: dict[int, bytes | tuple[bytes, ...]] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> Played:
     """Play one ``scat`` match with ``lineup`` (bot names or manifests, one per seat).
 
     ``wait_for_stderr`` maps a seat to bytes (or a tuple: any of them) to wait for, up to
     5 s, in its stderr tail before the snapshot: stderr is drained concurrently with the match.
+    ``sandbox``: the layers to launch behind (default: rlimits and an own session).
     """
     manifests = [manifest(m) if isinstance(m, str) else m for m in lineup]
     pids: list[int] = []
@@ -221,7 +224,7 @@ def play(
     played: Played | None = None
 
     async def main() -> Played:
-        async with open_bots(manifests, time_control=time_control) as bots:
+        async with open_bots(manifests, time_control=time_control, sandbox=sandbox) as bots:
             for bot in bots:
                 if isinstance(bot, Bot):
                     pids.append(bot.sandboxed.pid)

@@ -32,7 +32,7 @@ from arena.sdk import PROJECT, BotSpec, MatchInfo, hookimpl
 REPO = Path(__file__).resolve().parents[2]
 HELLO = {"type": "hello", "protocol": 1, "arena": "test"}
 TIME = {"move_ms": 1000, "bank_ms": 10000, "first_move_ms": 5000, "startup_ms": 10000, "ponder": False,
-        "min_turn_ms": 0}
+        "min_turn_ms": 0, "clock": "cpu"}
 START = {"type": "match_start", "match_id": "m1", "variant": "scat", "options": {}, "seat": 0, "players": 2,
          "time": TIME}
 
