@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	scripts/setup-sandbox
+	scripts/setup-test-tools
 	scripts/setup-browser
 	@touch $@
 
