@@ -7,6 +7,7 @@ docs/PLAY.md.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import signal
 import time
@@ -116,7 +117,8 @@ def play_command(
         raise PlayError("stopped before the match began; nothing was played") from None
     with Store(db) as store:
         stored = record(store, played.result, versions, dealt, played.bot_layers)
-    _report(played, stored, seating, dealt, db)
+    with contextlib.suppress(OSError):  # the terminal may be gone (closed): the game is recorded all the same
+        _report(played, stored, seating, dealt, db)
 
 
 async def _play(seating: Seating, dealt: Deal, abandon: Abandon, clock: TimeControl) -> Played:

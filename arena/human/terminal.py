@@ -39,10 +39,17 @@ class Terminal:
         self.clear = out.isatty() if clear is None else clear
         self._buffer = bytearray()
 
+    def _write(self, text: str) -> None:
+        """Write to the terminal; one that is gone (its window closed) is not an error: the
+        match is being abandoned, and must still be recorded."""
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except OSError:
+            pass
+
     def _show(self, lines: list[str], *, fresh: bool = False) -> None:
-        text = "\n".join(lines) + "\n"
-        self.out.write((CLEAR if fresh and self.clear else "") + text)
-        self.out.flush()
+        self._write((CLEAR if fresh and self.clear else "") + "\n".join(lines) + "\n")
 
     async def ask(self, view: Decision, problem: str | None) -> str:
         """Show the screen (or, after a refused input, why), then read one line."""
@@ -51,11 +58,11 @@ class Terminal:
         else:
             self._show([f"Not taken: {line}" if i == 0 else f"  {line}"
                         for i, line in enumerate(problem.splitlines())])
-        self.out.write("> ")
-        self.out.flush()
+        self._write("> ")
         line = await self._readline()
         if line is None or line.strip().lower() in QUIT_WORDS:
-            self._show([] if line is not None else [""])
+            if line is None:
+                self._write("\n")
             self.leave("typed quit" if line is not None else "the input ended")
             await trio.sleep_forever()  # the match is being abandoned: this question is withdrawn
         return line or ""
@@ -76,7 +83,10 @@ class Terminal:
                 await trio.lowlevel.wait_readable(self.fd)
             except OSError:  # a regular file cannot be waited for: it never blocks
                 await trio.lowlevel.checkpoint()
-            data = os.read(self.fd, 4096)
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:  # the terminal is gone
+                data = b""
             if not data:
                 if not self._buffer:
                     return None
