@@ -62,7 +62,7 @@ from arena.botspec import load_manifest  # noqa: E402
 from arena.protocol import ActionReply, Decide, encode  # noqa: E402
 from arena.referee import TimeControl, open_bots, play_match  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
-from arena.sandbox import LayerStatus, Sandbox  # noqa: E402
+from arena.sandbox import Layer, LayerStatus, Sandbox  # noqa: E402
 
 TARGET = 0.40
 HERE = Path(__file__).resolve().parent
@@ -151,7 +151,7 @@ def layers_run(players: int, seeds: range) -> tuple[list[float], list[float], li
     async def main() -> None:
         full = await Sandbox.probe()
         unfrozen = copy.copy(full)
-        unfrozen.status = {**full.status, "freeze": LayerStatus("freeze", False, "switched off to measure it")}
+        unfrozen.status = {**full.status, Layer.FREEZE: LayerStatus(Layer.FREEZE, False, "switched off to measure it")}
         async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=Sandbox()) as bare, \
                 open_bots([manifest] * players, time_control=TimeControl(), sandbox=full) as every, \
                 open_bots([manifest] * players, time_control=TimeControl(), sandbox=unfrozen) as thawed:
