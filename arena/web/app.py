@@ -1,0 +1,194 @@
+"""``arena serve``: the pages as a local, read-only web app (Starlette on Hypercorn's trio
+worker).
+
+Every request opens the results database read-only (:class:`ReadOnlyStore`), builds its
+page in a worker thread (the statistics are CPU work) and closes it; the only shared state
+is the memory cache of recomputed ratings.  The app answers GET (and HEAD) for its pages,
+its status and its static folder, nothing else: no route takes a file name, and the
+static folder is served by Starlette's ``StaticFiles``, which refuses any path that
+resolves outside it.  Every response carries the Content-Security-Policy of
+:mod:`arena.web.render`.
+
+All routes are in :func:`routes`; a page is a builder in :mod:`arena.web.pages` and a
+template, so a new page (a table where a person plays the bots, say) is a route here.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
+from typing import Final, cast
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+from hypercorn.typing import ASGIFramework
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.errors import ArenaError
+from arena.tournament.views import variants_played
+from arena.web import pages
+from arena.web.botpage import bot_names
+from arena.web.overview import status
+from arena.web.readonly import RatingsMemo, ReadOnlyStore
+from arena.web.render import CONTENT_SECURITY_POLICY, render
+from arena.web.site import STATIC_DIR
+
+__all__ = ["STATUS_URL", "create_app", "routes", "serve"]
+
+STATUS_URL: Final = "/api/status.json"
+HEADERS: Final = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+)
+
+Builder = Callable[[ReadOnlyStore, Request], pages.Page]
+
+
+class _Site:
+    """What every request of one app shares: the database's path and the ratings memo."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.memo = RatingsMemo()
+
+    def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
+        """The endpoint that renders the page ``build`` makes for a request."""
+
+        async def endpoint(request: Request) -> Response:
+            return await run_in_threadpool(self._render, build, request)
+
+        return endpoint
+
+    def _render(self, build: Builder, request: Request) -> Response:
+        try:
+            with ReadOnlyStore(self.db, self.memo) as store:
+                page = build(store, request)
+                seen = _seen(store, page.watch)
+                return HTMLResponse(render(page, relative=False, live=STATUS_URL, seen=seen))
+        except ArenaError as error:
+            return _problem(404, str(error))
+
+    async def status(self, request: Request) -> Response:
+        """The small JSON the live pages poll."""
+
+        def read() -> dict[str, object]:
+            with ReadOnlyStore(self.db, self.memo) as store:
+                return status(store)
+
+        try:
+            return JSONResponse(await run_in_threadpool(read), headers={"cache-control": "no-store"})
+        except ArenaError as error:
+            return JSONResponse({"error": str(error)}, status_code=503)
+
+
+def _seen(store: ReadOnlyStore, watch: str | None) -> str:
+    if watch is None:
+        return ""
+    now = status(store)
+    return str(now["all"]) if watch == "*" else str(now["tournaments"].get(watch, ""))
+
+
+def _problem(code: int, message: str) -> Response:
+    """A plain error page (the message escaped: it may quote a name from the address)."""
+    text = html.escape(message)
+    return HTMLResponse(f"<!doctype html><title>{code}</title><h1>{code}</h1><p>{text}</p>"
+                        '<p><a href="/">the competitions</a></p>', status_code=code)
+
+
+def _tournament(store: ReadOnlyStore, request: Request) -> pages.Page:
+    name = _competition(store, request)
+    variant = request.path_params.get("variant")
+    if variant is not None:
+        variant = pages.find(variants_played(store, name), variant, "variant")
+    return pages.tournament(store, name, variant)
+
+
+def _competition(store: ReadOnlyStore, request: Request) -> str:
+    names = sorted(set(store.played()) | {n for n, _, _ in store.tournaments()})
+    return pages.find(names, request.path_params["name"], "competition")
+
+
+def _bot(store: ReadOnlyStore, request: Request) -> pages.Page:
+    return pages.bot(store, pages.find(bot_names(store), request.path_params["bot"], "bot"))
+
+
+def _match(store: ReadOnlyStore, request: Request) -> pages.Page:
+    wanted = request.path_params["match"]
+    if wanted.startswith("~"):
+        wanted = pages.find([m.id for m in store.matches()], wanted, "match")
+    return pages.match(store, wanted)
+
+
+def routes(site: _Site) -> list[BaseRoute]:
+    """Every address the app answers."""
+    return [
+        Route("/", site.page(lambda store, _: pages.index(store))),
+        Route("/t/{name}/", site.page(_tournament)),
+        Route("/t/{name}/v/{variant}/", site.page(_tournament)),
+        Route("/b/{bot}/", site.page(_bot)),
+        Route("/matches/", site.page(lambda store, _: pages.matches(store))),
+        Route("/m/{match}/", site.page(_match)),
+        Route(STATUS_URL, site.status),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+
+
+class _SecurityHeaders:
+    """Adds the Content-Security-Policy and its companions to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(db: Path) -> ASGIApp:
+    """The web app over the results database at ``db`` (opened read-only per request)."""
+    app = Starlette(routes=routes(_Site(db)))
+    return _SecurityHeaders(app)
+
+
+def serve(db: Path, host: str, port: int, announce: Callable[[str], None]) -> None:
+    """Serve the app until Ctrl+C; ``announce`` is told the address once it listens."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.loglevel = "WARNING"
+    config.accesslog = None
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(partial(hypercorn_serve, cast(ASGIFramework, create_app(db)), config,
+                                                 mode="asgi"))
+            for bound in binds:
+                announce(f"{bound}/")
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:  # Ctrl+C: the server's way to stop
+        return
+    except BaseExceptionGroup as group:
+        _, rest = group.split(KeyboardInterrupt)  # Ctrl+C, as the server's tasks saw it
+        if rest is not None:
+            raise rest from None

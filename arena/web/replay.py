@@ -1,0 +1,147 @@
+"""A stored match as steps for the replay viewer: every event of its log, and what each
+seat could see after it.
+
+The log holds every event with its private parts (who was dealt what, who drew what), but
+not what a seat's whole view was at each moment: the discard pile's top, the widow, the
+trick on the table, everyone's lives.  Those come from the rules engine: the match is
+dealt again (from the tournament's secret key and the match's deal, or its public seed)
+and its logged actions and forfeits are applied in order, asking every seat's
+observation function after each one, exactly what a bot was shown.  The engine's log must
+come out equal to the stored one; if it does not (a match stored by an arena whose rules
+have changed since, or a tournament whose key is gone), the viewer shows the log alone.
+
+Observations are sent as changes from the same seat's previous step, which keeps a Skat
+match of ten deals well under a megabyte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Final
+
+from arena.deals import deal_key
+from arena.rules import RulesError, get_variant
+from arena.rules.game import Action, Event
+from arena.tournament.logs import decompress_log
+from arena.tournament.store import MatchRecord, Store
+
+__all__ = ["REMOVED", "replay_steps", "seat_keyed"]
+
+REMOVED: Final = "-"
+"""Key of an observation change that lists the keys a step removed."""
+SEATS: Final = "$seats"
+"""A JSON object keyed by seat numbers, sent as ``{"$seats": [[key, value], ...]}``:
+browsers order an object's integer-like keys numerically, and the log's order (who was
+dealt first) is part of what the viewer shows."""
+
+
+def replay_steps(store: Store, match: MatchRecord) -> dict[str, Any]:
+    """The match's log as viewer steps: ``{"steps": [{"e": event, "o": [change per seat]
+    | None}], "observed": bool, "note": why not observed}``."""
+    events = decompress_log(match.log)
+    observations, note = _observations(store, match, events)
+    steps = [{"e": seat_keyed(event), "o": None if observations is None else observations[i]}
+             for i, event in enumerate(events)]
+    return {"steps": steps, "observed": observations is not None, "note": note}
+
+
+def seat_keyed(value: Any) -> Any:
+    """``value`` with every object keyed by seat numbers turned into ordered pairs (:data:`SEATS`)."""
+    if isinstance(value, dict):
+        if value and all(isinstance(k, str) and k.isdigit() for k in value):
+            return {SEATS: [[k, seat_keyed(v)] for k, v in value.items()]}
+        return {k: seat_keyed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [seat_keyed(v) for v in value]
+    return value
+
+
+def _seed(store: Store, match: MatchRecord) -> int | bytes | None:
+    """What dealt the match: its deal's key (from the tournament's key), or its public seed."""
+    if match.deal is None:
+        return match.seed
+    key = store.deal_key(match.tournament)
+    return None if key is None else deal_key(key, match.variant, len(match.seats), match.deal)
+
+
+def _observations(store: Store, match: MatchRecord,
+                  events: Sequence[dict[str, Any]]) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
+    """Per event, each seat's observation change; ``None`` and the reason when the engine
+    cannot play the match again as it was stored."""
+    seed = _seed(store, match)
+    if seed is None:
+        return None, "the tournament's deal key is not in this database: the log alone is shown"
+    try:
+        state = get_variant(match.variant).new_match(len(match.seats), seed=seed, options=match.options)
+        before = [state.observe(s) for s in range(state.players)]
+        views = _batch(state.log, 0, before, before)
+        while len(state.log) < len(events):
+            done = len(state.log)
+            event = events[done]
+            if event.get("event") == "action":
+                state.apply(Action.parse(_played(event)))
+            elif event.get("event") == "forfeit":
+                state.forfeit(int(event["seat"]))
+            else:
+                break  # the engine would have logged this itself: the logs differ
+            after = [state.observe(s) for s in range(state.players)]
+            views += _batch(state.log, done, before, after)
+            before = after
+    except (RulesError, KeyError, ValueError, TypeError):
+        return None, "the rules engine cannot play this match again (it may be from another arena version)"
+    if _normal([e.full() for e in state.log]) != _normal(events):
+        return None, "the rules engine deals or plays this match differently now: the log alone is shown"
+    seen = _Seen(len(match.seats))
+    return [seen.changes(view) for view in views], None
+
+
+def _played(event: dict[str, Any]) -> str:
+    """The action a seat played: its own private text where the others saw less (a Skat
+    discard is logged as ``discard`` and, for the declarer alone, with its two cards)."""
+    own = event.get("private", {}).get(str(event.get("seat")), {})
+    return str(own.get("action", event["action"]))
+
+
+def _batch(log: Sequence[Event], start: int, before: list[dict[str, Any]],
+           after: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The views to show with each event one action added to the log (from ``start``).
+
+    An action that ends a round also deals the next: the engine's state after it belongs
+    to the new round, so the events up to the round's end show the state before the
+    action (its cards still in hand), and the round's result shows the hands it revealed.
+    Likewise a card that completes a trick: the trick event shows the finished trick."""
+    kinds = [e.kind for e in log[start:]]
+    if "round_end" in kinds:
+        cut = kinds.index("round_end") + 1
+    elif "trick" in kinds:
+        cut = kinds.index("trick")
+    else:
+        cut = 0
+    return [before if k < cut else after for k in range(len(kinds))]
+
+
+class _Seen:
+    """Each seat's observation as last sent, to send only what changed."""
+
+    def __init__(self, players: int) -> None:
+        self._last: list[dict[str, Any]] = [{} for _ in range(players)]
+
+    def changes(self, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for seat, view in enumerate(views):
+            plain = seat_keyed(_normal(view))
+            last = self._last[seat]
+            change = {k: v for k, v in plain.items() if k not in last or last[k] != v}
+            gone = [k for k in last if k not in plain]
+            if gone:
+                change[REMOVED] = gone
+            out.append(change)
+            self._last[seat] = plain
+        return out
+
+
+def _normal(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists)."""
+    return json.loads(json.dumps(value))
+

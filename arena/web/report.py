@@ -1,0 +1,78 @@
+"""``arena report``: the server's pages written as static files.
+
+Every page the server would show for the chosen competitions (all, or ``-t``) is rendered
+once with relative links and its data embedded, and the static folder is copied beside
+them: the folder opens from ``file://`` and from any static host, with no server.  Only
+pages of what the report holds are written, so every link in it leads somewhere in it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ArenaError
+from arena.tournament.views import pick_tournament, variants_played
+from arena.web import pages
+from arena.web.botpage import bot_names
+from arena.web.readonly import ReadOnlyStore
+from arena.web.render import render
+from arena.web.site import STATIC_DIR
+
+__all__ = ["ReportError", "Written", "write_report"]
+
+
+class ReportError(ArenaError):
+    """The report cannot be written where asked."""
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a report holds."""
+
+    index: Path
+    pages: int
+    competitions: list[str]
+
+
+def write_report(db: Path, out: Path, tournament: str | None = None,
+                 progress: Callable[[str], None] = lambda _: None) -> Written:
+    """Write the pages of every competition in ``db`` (or of ``tournament``) under ``out``."""
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"{out} is a file; --out names a folder (created if missing)")
+    root = out.resolve()
+    count = 0
+    with ReadOnlyStore(db) as store:
+        if tournament is None:
+            chosen = sorted(set(store.played()) | {name for name, _, _ in store.tournaments()})
+        else:
+            chosen = [pick_tournament(store, tournament)]
+        only = None if tournament is None else set(chosen)
+        for page in _pages(store, chosen, only, progress):
+            target = (root / page.path).resolve()
+            if not target.is_relative_to(root):  # site paths are slugs: this cannot happen
+                raise ReportError(f"page path {page.path!r} leads outside {root}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(render(page, relative=True), encoding="utf-8")
+            count += 1
+    shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
+    return Written(root / "index.html", count, chosen)
+
+
+def _pages(store: ReadOnlyStore, chosen: list[str], only: set[str] | None,
+           progress: Callable[[str], None]) -> Iterator[pages.Page]:
+    yield pages.index(store, only)
+    for name in chosen:
+        progress(f"competition {name}")
+        yield pages.tournament(store, name)
+        for variant in variants_played(store, name):
+            yield pages.tournament(store, name, variant)
+    for bot in bot_names(store, only):
+        yield pages.bot(store, bot, only)
+    yield pages.matches(store, only)
+    ids = [m.id for name in chosen for m in store.matches(name)]
+    progress(f"{len(ids)} match pages")
+    for match_id in ids:
+        yield pages.match(store, match_id)
