@@ -54,7 +54,7 @@ class Seat:
     """Who took the seat: its bot, or the fault that stopped the bot starting."""
     bot: Bot | None
     """Its bot while it plays: None once out of the match (or if it never started)."""
-    clock: TimeControl
+    time_control: TimeControl
     """The time control it plays under (the match's, or its own)."""
     bank_ms: float
     """Its time bank, in ms (not whole ms: ``time_left_ms`` is then exact)."""
@@ -73,13 +73,13 @@ class Seat:
     """Whether its first decision of the match is still to come (it has extra time)."""
 
     @classmethod
-    def taken_by(cls, number: int, entrant: Bot | BotFault, clock: TimeControl) -> Seat:
-        """Seat ``number`` at the start of a match, taken by ``entrant``, under ``clock``."""
-        bank_ms = float(clock.bank_ms)
+    def taken_by(cls, number: int, entrant: Bot | BotFault, time_control: TimeControl) -> Seat:
+        """Seat ``number`` at the start of a match, taken by ``entrant``, under ``time_control``."""
+        bank_ms = float(time_control.bank_ms)
         if isinstance(entrant, BotFault):
-            return cls(number, entrant, None, clock, bank_ms)
+            return cls(number, entrant, None, time_control, bank_ms)
         accounting = entrant.sandboxed.accounts_cpu
-        return cls(number, entrant, entrant, clock, bank_ms, accounting, accounting and not entrant.freezes,
+        return cls(number, entrant, entrant, time_control, bank_ms, accounting, accounting and not entrant.freezes,
                    entrant.sandboxed.cpu_ns() if accounting else 0)
 
 
@@ -130,8 +130,8 @@ async def play_match(
     """
     started = time.perf_counter()
     state = variant.new_match(len(bots), seed=seed, options=options)
-    clocks = [(seat_time or {}).get(seat, time_control) for seat in range(len(bots))]
-    table = _Table(state, bots, seed, clocks, policy)
+    controls = [(seat_time or {}).get(seat, time_control) for seat in range(len(bots))]
+    table = _Table(state, bots, seed, controls, policy)
     resolved = variant.resolve(options)
     await table.begin(match_id, variant.name, resolved)
     if abandon is None:
@@ -163,13 +163,13 @@ async def play_match(
 class _Table:
     """A match in play: the rules engine's state, the seats, and the faults so far."""
 
-    def __init__(self, state: MatchState, bots: Sequence[Bot | BotFault], seed: Seed, clocks: Sequence[TimeControl],
+    def __init__(self, state: MatchState, bots: Sequence[Bot | BotFault], seed: Seed, controls: Sequence[TimeControl],
                  policy: FaultPolicy) -> None:
         self.state = state
         self.policy = policy
         self.news_for = News(state.log, len(bots)).take
         self.faults: list[Fault] = []
-        self.seats = [Seat.taken_by(n, bot, clock) for n, (bot, clock) in enumerate(zip(bots, clocks))]
+        self.seats = [Seat.taken_by(n, bot, control) for n, (bot, control) in enumerate(zip(bots, controls))]
         self.abandoned: Outcome | None = None
         """The outcome of a match abandoned before its end (:class:`Abandon`)."""
         self.substitute = random.Random(derive_seed(seed, SUBSTITUTE))
@@ -209,7 +209,7 @@ class _Table:
         for seat in self.seats:
             player = seat.bot
             if player is not None:
-                start = MatchStart(match_id, variant, options, seat.number, players, seat.clock.to_dict())
+                start = MatchStart(match_id, variant, options, seat.number, players, seat.time_control.to_dict())
                 try:
                     await player.send(encode(start))
                 except BotFault as error:
@@ -226,7 +226,7 @@ class _Table:
             to_move = state.to_move
             assert to_move is not None
             seat = seats[to_move]
-            tc = seat.clock
+            tc = seat.time_control
             move_ms, first_move_ms, min_turn_ms = tc.move_ms, tc.first_move_ms, tc.min_turn_ms
             current = seat.bot
             if current is None:  # forfeited seats never move again
