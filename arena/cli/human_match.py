@@ -27,7 +27,7 @@ from arena.cards import Seed
 from arena.cli.human_record import PlayError
 from arena.human.seat import VERSION, Front, serve
 from arena.human.view import Ending
-from arena.referee import Abandon, Bot, BotFault, MatchResult, TimeControl, open_bots, play_match
+from arena.referee import Abandon, Bot, BotFault, Clock, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import Variant
 from arena.sandbox import Sandbox
 
@@ -39,9 +39,11 @@ SEAT_STARTUP_MS: Final = 10_000
 
 
 def person_clock(move_seconds: float | None) -> TimeControl:
-    """The person's time control: ``move_seconds`` per decision, no bank, or unlimited."""
+    """The person's time control: ``move_seconds`` per decision on the wall clock (a person
+    thinks without the CPU), no bank; or unlimited."""
     move_ms = UNLIMITED_MS if move_seconds is None else max(1, round(move_seconds * 1000))
-    return TimeControl(move_ms=move_ms, bank_ms=0, first_move_ms=0, startup_ms=SEAT_STARTUP_MS, ponder=True)
+    return TimeControl(move_ms=move_ms, bank_ms=0, first_move_ms=0, startup_ms=SEAT_STARTUP_MS, ponder=True,
+                       clock=Clock.WALL)
 
 
 @dataclass(frozen=True)
