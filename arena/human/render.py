@@ -15,9 +15,10 @@ from arena.human.view import Decision, Ending, SeatLine
 
 __all__ = ["HELP", "NEWS_SHOWN", "choices_text", "decision_text", "ending_text"]
 
-NEWS_SHOWN: Final = 30
-"""Narration lines a decision screen shows at most (the latest): a person who sat out a
-long stretch sees its end, the prompt stays on the screen."""
+NEWS_SHOWN: Final = 5
+"""Narration lines a decision screen shows at least, however small the terminal (the
+latest; what does not fit is counted): a person who sat out a long stretch sees its end,
+and the question stays on the screen."""
 
 HELP: Final = """\
 Choose one of the numbered actions.  You can type:
@@ -53,26 +54,29 @@ def choices_text(legal: Sequence[str], width: int) -> list[str]:
     return lines
 
 
-def decision_text(view: Decision, width: int = 100) -> list[str]:
-    """A decision screen: the seats, what happened, the table, the hand, the numbered
-    choices and the question."""
-    lines = [f"== {view.title} ==", *_seat_rows(view.seats), ""]
-    if view.news:
-        lines.append("Since your last move:")
-        shown = view.news[-NEWS_SHOWN:]
-        if len(shown) < len(view.news):
-            lines.append(f"  ... {len(view.news) - len(shown)} earlier lines")
-        lines += [f"  {line}" for line in shown]
-        lines.append("")
+def decision_text(view: Decision, width: int = 100, height: int = 1000) -> list[str]:
+    """A decision screen that fits ``height`` lines with its prompt: the seats, what
+    happened (the latest that fits), the table, the hand, the question and the numbered
+    choices."""
+    top = [f"== {view.title} ==", *_seat_rows(view.seats), ""]
     label_width = max((len(label) for label, _ in view.table), default=0)
-    lines += [f"  {label:<{label_width}}  {text}" for label, text in view.table]
+    bottom = [f"  {label:<{label_width}}  {text}" for label, text in view.table]
     hand = f"Your hand: {cards_text(view.hand)}" + (f"   · {view.hand_note}" if view.hand_note else "")
-    lines += ["", hand, ""]
+    bottom += ["", hand, ""]
     clock = f"  You have {view.time_left_ms / 1000:.0f} s." if view.time_left_ms is not None else ""
-    lines.append(view.prompt + clock)
-    lines += choices_text(view.legal, width)
-    lines.append("Type a number, an action or its cards (? for help, quit to leave).")
-    return lines
+    bottom.append(view.prompt + clock)
+    bottom += choices_text(view.legal, width)
+    bottom.append("Type a number, an action or its cards (? for help, quit to leave).")
+    news: list[str] = []
+    if view.news:
+        room = max(NEWS_SHOWN, height - len(top) - len(bottom) - 4)  # the heading, a gap, a count, the prompt
+        shown = view.news[-room:]
+        news = ["Since your last move:"]
+        if len(shown) < len(view.news):
+            news.append(f"  ... {len(view.news) - len(shown)} earlier lines")
+        news += [f"  {line}" for line in shown]
+        news.append("")
+    return [*top, *news, *bottom]
 
 
 def ending_text(view: Ending) -> list[str]:

@@ -54,7 +54,8 @@ class Terminal:
     async def ask(self, view: Decision, problem: str | None) -> str:
         """Show the screen (or, after a refused input, why), then read one line."""
         if problem is None:
-            self._show(decision_text(view, shutil.get_terminal_size((100, 40)).columns), fresh=True)
+            size = shutil.get_terminal_size((100, 40))
+            self._show(decision_text(view, size.columns, size.lines), fresh=True)
         else:
             self._show([f"Not taken: {line}" if i == 0 else f"  {line}"
                         for i, line in enumerate(problem.splitlines())])
