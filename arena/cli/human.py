@@ -19,7 +19,7 @@ import typer
 from tabulate import tabulate
 
 from arena.cli._app import OptionPairs, app, user_errors
-from arena.cli.human_match import Played, Seating, person_clock, play_seated
+from arena.cli.human_match import Played, Seating, person_clock, play_seated, sole_error
 from arena.cli.human_record import (
     PLAY,
     Deal,
@@ -115,6 +115,8 @@ def play_command(
         played = trio.run(_play, seating, dealt, abandon, person_clock(move_seconds))
     except KeyboardInterrupt:
         raise PlayError("stopped before the match began; nothing was played") from None
+    except BaseExceptionGroup as group:  # one error of the match, reported as itself
+        raise sole_error(group) from None
     with Store(db) as store:
         stored = record(store, played.result, versions, dealt, played.bot_layers)
     with contextlib.suppress(OSError):  # the terminal may be gone (closed): the game is recorded all the same

@@ -31,7 +31,7 @@ from arena.referee import Abandon, Bot, BotFault, Clock, MatchResult, TimeContro
 from arena.rules import Variant
 from arena.sandbox import Sandbox
 
-__all__ = ["UNLIMITED_MS", "Played", "Seating", "person_clock", "play_seated"]
+__all__ = ["UNLIMITED_MS", "Played", "Seating", "person_clock", "play_seated", "sole_error"]
 
 UNLIMITED_MS: Final = 30 * 24 * 3600 * 1000
 """A person's time per decision when nobody sets one: 30 days, as good as no limit."""
@@ -73,6 +73,14 @@ class Played:
     """The sandbox layers every bot ran behind."""
 
 
+def sole_error(error: BaseException) -> BaseException:
+    """The one exception a nursery's group holds (an :class:`ArenaError` the command line
+    reports in one line), or ``error`` itself when it holds several or is no group."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def _relay(path: str, person: str) -> BotManifest:
     return BotManifest(name=person, version=VERSION, author=person, description="a person at the table",
                        variants=("*",), folder=None, command=("{python}", "-m", "arena.human.relay", path))
@@ -86,34 +94,43 @@ async def play_seated(seating: Seating, front: Front, *, seed: Seed, match_id: s
     path = os.path.join(folder, "seat.sock")
     listening = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        await listening.bind(path)
-        listening.listen(1)
-        listener = trio.SocketListener(listening)
-        ended: list[Ending | None] = []
-        done = trio.Event()
-
-        async def seat() -> None:
-            stream = await listener.accept()
-            async with stream:
-                ended.append(await serve(stream, front, seating.person, seating.who))
-            done.set()
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(seat)
-            async with open_bots(seating.bots, time_control=bot_clock, sandbox=sandbox) as bots, \
-                    open_bots([_relay(path, seating.person)], time_control=clock, sandbox=Sandbox()) as person:
-                if isinstance(person[0], BotFault):
-                    raise PlayError(f"the person's seat did not start: {person[0]}")
-                table: list[Bot | BotFault] = [*bots[:seating.seat], person[0], *bots[seating.seat:]]
-                result = await play_match(seating.variant, table, seed=seed, options=seating.options,
-                                          match_id=match_id, time_control=bot_clock, seat_time={seating.seat: clock},
-                                          abandon=abandon)
-                layers = sorted(set.intersection(*(set(b.layers) for b in bots if isinstance(b, Bot)))) \
-                    if any(isinstance(b, Bot) for b in bots) else []
-            with trio.move_on_after(2):  # the seat's process is gone: let the front show the end
-                await done.wait()
-            nursery.cancel_scope.cancel()
+        return await _play(seating, front, path, listening, seed=seed, match_id=match_id, bot_clock=bot_clock,
+                           clock=clock, sandbox=sandbox, abandon=abandon)
+    except BaseExceptionGroup as group:
+        raise sole_error(group) from None
     finally:
         listening.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return Played(result, ended[0] if ended else None, layers)
+
+
+async def _play(seating: Seating, front: Front, path: str, listening: trio.socket.SocketType, *, seed: Seed,
+                match_id: str, bot_clock: TimeControl, clock: TimeControl, sandbox: Sandbox,
+                abandon: Abandon) -> Played:
+    """:func:`play_seated`, its socket made: the seat answers there while the referee plays."""
+    await listening.bind(path)
+    listening.listen(1)
+    listener = trio.SocketListener(listening)
+    ended: list[Ending | None] = []
+    done = trio.Event()
+
+    async def seat() -> None:
+        stream = await listener.accept()
+        async with stream:
+            ended.append(await serve(stream, front, seating.person, seating.who))
+        done.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat)
+        async with open_bots(seating.bots, time_control=bot_clock, sandbox=sandbox) as bots, \
+                open_bots([_relay(path, seating.person)], time_control=clock, sandbox=Sandbox()) as person:
+            if isinstance(person[0], BotFault):
+                raise PlayError(f"the person's seat did not start: {person[0]}")
+            table: list[Bot | BotFault] = [*bots[:seating.seat], person[0], *bots[seating.seat:]]
+            result = await play_match(seating.variant, table, seed=seed, options=seating.options,
+                                      match_id=match_id, time_control=bot_clock, seat_time={seating.seat: clock},
+                                      abandon=abandon)
+            playing = [set(b.layers) for b in bots if isinstance(b, Bot)]
+        with trio.move_on_after(2):  # the seat's process is gone: let the front show the end
+            await done.wait()
+        nursery.cancel_scope.cancel()
+    return Played(result, ended[0] if ended else None, sorted(set.intersection(*playing)) if playing else [])
