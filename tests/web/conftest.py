@@ -1,0 +1,119 @@
+"""Fixtures of the web tests: one small results database played by the real command (with
+hostile bots among the entrants), one ``arena serve`` over it, and one headless Chromium,
+each shared by every test of the folder (built once: the web tests' budget is a minute)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from webtools import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CRASHER,
+    PAYLOADS,
+    STDERR_PAYLOAD,
+    TAKEN,
+    Server,
+    Watched,
+    WebData,
+    arena,
+    browser_missing,
+    ladder,
+    make_bot,
+    start_server,
+    stop_server,
+    tournament_file,
+)
+
+
+@pytest.fixture(scope="session")
+def web_data() -> Iterator[WebData]:
+    """The database: ``arena run`` of scat (two seats, 12 matches) among random, heuristic,
+    a bot whose manifest is all markup and one that crashes with markup on its stderr, and
+    skat (three seats, 3 matches) among the first three; then a small in-process ladder."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-web-test-"))
+    folder.chmod(0o755)  # sandboxed bots run as other users and must reach the registry beside the database
+    try:
+        entrants = [make_bot(folder, "random"), make_bot(folder, "hostile", PAYLOADS),
+                    make_bot(folder, "crasher", {"description": STDERR_PAYLOAD}, CRASHER, ["scat"]), "heuristic"]
+        spec = tournament_file(folder, "webtest", entrants, "\n".join([
+            "[[variant]]", 'name = "scat"', "tables = [2]", "options = { lives = 1 }",
+            "[[variant]]", 'name = "skat"', "tables = [3]", "options = { rounds = 3 }"]))
+        data = WebData(folder, folder / "arena.db", bots=["crasher", "heuristic", "hostile", "random"])
+        result = arena("run", spec, "--db", data.db, "-q")
+        assert result.returncode == 0, result.stderr
+        ladder(data.db, data.ladder, ["heuristic", "random", "hostile"])
+        yield data
+    finally:
+        for root, dirs, _ in os.walk(folder):
+            for name in dirs:
+                os.chmod(Path(root, name), 0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server(web_data: WebData) -> Iterator[Server]:
+    """``arena serve`` over the prepared database."""
+    running = start_server(web_data.db)
+    try:
+        yield running
+    finally:
+        stop_server(running)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, launched once."""
+    missing = browser_missing()
+    if missing:
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Watched]:
+    """A fresh page (its own context) that records what went wrong on it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    watched = Watched(page)
+    page.on("console", lambda m: watched.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: watched.errors.append(f"page error: {e}"))
+
+    def dialog(d: Any) -> None:
+        watched.dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dialog)
+
+    def route(r: Any) -> None:
+        url = r.request.url
+        if url.startswith(("http://127.0.0.1", "file://", "data:")):
+            r.continue_()
+        else:
+            watched.foreign.append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    try:
+        yield watched
+    finally:
+        context.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say where this run's screenshots are."""
+    if TAKEN:
+        terminalreporter.write_line(f"web screenshots ({len(TAKEN)}): {TAKEN[0].parent}")
