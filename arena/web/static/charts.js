@@ -22,7 +22,8 @@ Arena.init.push(function historyChart() {
     height: 300,
     series,
     scales: { x: { time: false } },
-    axes: [{ label: "matches rated" }, { label: "rating (mu - 3 sigma)" }],
+    axes: [{ label: "matches rated", incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000] },
+      { label: "rating (mu - 3 sigma)" }],
     legend: { live: true },
     cursor: { drag: { x: true, y: false } },
   };
