@@ -238,8 +238,10 @@ def demo(
     quiet: Quiet = False,
 ) -> None:
     """The main job on its embedded default: the bundled bots play the bundled `demo`
-    tournament over several variants, then the ranking table is printed."""
+    tournament over several variants, then the ranking table is printed, and the command
+    that shows the results in a browser."""
     run_and_report(tournament, db, workers=None, concurrency=None, quiet=quiet)
+    typer.echo(f"\nin the browser: arena serve --db {shlex.quote(str(db))}   (then open http://127.0.0.1:8000/)")
 
 
 def _bots_rows(store: Store, withdrawn: bool) -> list[list[str]]:
