@@ -108,14 +108,18 @@ class DaskExecutor(Executor):
         failed: Callable[[TableJob, str], None],
     ) -> None:
         client = await trio.to_thread.run_sync(self._connect)
-        run = await trio.to_thread.run_sync(_Run, client, self.require, f"arena-{uuid.uuid4().hex[:12]}")
         try:
-            await trio.to_thread.run_sync(run.check_workers, ready, self.say)
-            await trio.to_thread.run_sync(run.submit, tables)
-            await run.collect(ready, played, failed)
-        finally:
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(run.clean_up)
+            run = await trio.to_thread.run_sync(_Run, client, self.require, f"arena-{uuid.uuid4().hex[:12]}")
+            try:
+                await trio.to_thread.run_sync(run.check_workers, ready, self.say)
+                await trio.to_thread.run_sync(run.submit, tables)
+                await run.collect(ready, played, failed)
+            finally:
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(run.clean_up)
+        except OSError as error:  # Dask's lost connections are OSErrors
+            self.close()
+            raise RunError(f"lost the Dask scheduler at {self.address}: {error}") from None
 
 
 def _dashboard(client: ClientApi) -> str:
