@@ -22,6 +22,7 @@ Arena.init.push(function replayViewer() {
   const SEAT_LIST_FIELDS = new Set(["eliminated", "blitz", "winners", "losers"]);
   const SEAT_MARKS = { dealer: "dealer", knocker: "knocked", stopper: "stopped", caller: "called", declarer: "declarer",
     forehand: "forehand", middlehand: "middlehand", rearhand: "rearhand", first: "plays first" };
+  const ENDS = new Set(["round_end", "match_end"]);
   const CENTER = ["stock", "discard_top", "discard_size", "widow", "table", "face_up", "trick", "ouvert_hand", "cleared",
     "out_of_play"];
 
@@ -203,7 +204,8 @@ Arena.init.push(function replayViewer() {
   function seatBox(s, obs, base, event, shownHands) {
     const own = obs ? obs[s] : null;
     const marks = Object.entries(SEAT_MARKS).filter(([k]) => base && base[k] === s).map(([, label]) => label);
-    if (base && base.to_move === s && base.phase !== "over") marks.unshift("to move");
+    const moving = base && base.to_move === s && base.phase !== "over" && !ENDS.has(event.event);
+    if (moving) marks.unshift("to move");
     const out = base && Array.isArray(base.active) && base.active[s] === false;
     const place = event.event === "match_end" && Array.isArray(event.placements) ? event.placements[s] : null;
     const header = Arena.el("div", { class: "seat-head" }, [
@@ -233,7 +235,7 @@ Arena.init.push(function replayViewer() {
       }
     }
     const classes = ["seat-box"];
-    if (base && base.to_move === s && base.phase !== "over") classes.push("to-move");
+    if (moving) classes.push("to-move");
     if (viewer === s) classes.push("viewer");
     if (out) classes.push("out");
     return Arena.el("div", { class: classes.join(" "), "data-seat": s }, [
