@@ -28,8 +28,11 @@ bytecode: $(STAMP)
 demo: bytecode            ## install, then run the main job on its embedded default
 	$(VENV)/bin/arena demo
 
+# The suite runs on every core (its tests mostly wait on bot processes), except the tests that
+# measure time or CPU shares: those run afterwards, alone.
 test: bytecode            ## the whole test suite (doctests included), then the type check and the linter
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto -m "not alone"
+	$(PY) -m pytest -m alone
 	scripts/typecheck
 	$(VENV)/bin/ruff check arena tests benchmarks bots scripts
 

@@ -28,6 +28,8 @@ sys.path.insert(0, str(FOLDER))
 
 from playout import playout_for  # noqa: E402
 
+pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
+
 MOVE_MS = 100
 SLACK_S = 0.015
 """CPU time a decision may take beyond its budget: the step under way at the deadline."""

@@ -15,6 +15,8 @@ from arena.botspec import find_bot
 from arena.referee import Bot, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 
+pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
+
 SCAT_FAMILY = (
     "scat",
     "scat-trips",

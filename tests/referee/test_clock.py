@@ -16,6 +16,8 @@ from faulty import play
 from arena.referee import Clock, FaultKind, TimeControl
 from arena.sandbox import Sandbox
 
+pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
+
 MOVE_MS = 40
 LOAD_PER_CORE = 2
 """Spinning processes per core: the thinker gets well under half a core."""

@@ -20,6 +20,8 @@ from hostile import Played, assert_clean, assert_fault, assert_nothing_left, bot
 from arena.referee import Bot, BotFault, FaultPolicy, TimeControl
 from arena.sandbox import Sandbox
 
+pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
+
 PATIENT = TimeControl(move_ms=500, bank_ms=1000, first_move_ms=2000, startup_ms=5000)
 
 
