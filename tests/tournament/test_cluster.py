@@ -38,6 +38,11 @@ from tourney import (
 )
 
 from arena.botspec import BOTS_DIR
+from arena.sandbox import Sandbox
+from arena.tournament.botcache import BotCache, BotCacheError, pack, unpack
+from arena.tournament.cluster_task import refusal
+from arena.tournament.registry import content_hash
+from arena.tournament.spec import SpecError, parse_spec
 
 DASK = Path(sys.executable).parent / "dask"
 START_S = 60
@@ -193,3 +198,54 @@ def test_a_stopped_cluster_run_resumes_storing_nothing_twice(
     done = arena("run", tournament, "--db", db, "-q", "--cluster", cluster.address)
     assert done.returncode == 0 and "0 matches played" in done.stdout, done.stderr
     assert outcomes(db, "clustered") == expected
+
+
+# -- the parts, without a cluster ---------------------------------------------------------------
+
+
+def test_a_bot_travels_by_its_hash_and_a_damaged_copy_is_never_used(tmp_path: Path) -> None:
+    source = copy_bot(BOTS_DIR / "threshold", tmp_path / "threshold")
+    digest = content_hash(source)
+    cache = BotCache(tmp_path / "cache")
+    fetched: list[int] = []
+
+    def fetch() -> bytes:
+        fetched.append(1)
+        return pack(source)
+
+    copy = cache.path(digest, fetch)
+    assert copy == tmp_path / "cache" / digest and content_hash(copy) == digest
+    assert not os.stat(copy).st_mode & 0o222, "the cached copy is read-only"
+    assert cache.path(digest, fetch) == copy and len(fetched) == 1  # fetched once
+    with pytest.raises(BotCacheError, match="hash to"):
+        unpack(pack(source), "0" * 64, tmp_path / "elsewhere")
+    assert not (tmp_path / "elsewhere").exists()
+    # a copy altered on disk is replaced by the next worker process that needs it
+    os.chmod(copy, 0o755)
+    (copy / "bot.toml").chmod(0o644)
+    (copy / "bot.toml").write_text("tampered", encoding="utf-8")
+    assert BotCache(tmp_path / "cache").path(digest, fetch) == copy and len(fetched) == 2
+    assert content_hash(copy) == digest
+
+
+def test_a_worker_without_a_required_layer_refuses_the_table_saying_why(tmp_path: Path) -> None:
+    bare = Sandbox()  # rlimits and session only
+    assert refusal(bare, ["session"], BotCache(tmp_path)) == ""
+    assert refusal(bare, ["session", "uid"], BotCache(tmp_path)).startswith(
+        "it lacks the required sandbox layer(s) uid: ")
+
+
+def test_a_cluster_address_is_checked_where_it_is_written(tmp_path: Path) -> None:
+    text = '[[variant]]\nname = "scat"\n'
+    assert parse_spec(f'cluster = "tcp://10.0.0.1:8786"\n{text}').cluster == "tcp://10.0.0.1:8786"
+    with pytest.raises(SpecError, match=r"^<tournament>:2: cluster '10.0.0.1:8786' is not a Dask scheduler's"):
+        parse_spec(f'name = "x"\ncluster = "10.0.0.1:8786"\n{text}')
+    refused = arena("run", "demo", "--db", tmp_path / "arena.db", "--cluster", "localhost")
+    assert refused.returncode == 2 and "is not a Dask scheduler's address" in refused.stderr
+
+
+def test_commands_that_play_locally_never_import_dask() -> None:
+    code = ("import sys; import arena.cli; from arena.tournament import runner, league, settle, sequential; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
