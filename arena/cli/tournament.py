@@ -169,8 +169,9 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
                f"arena show MATCH (ids: arena export -t {spec.name})")
     if summary.given_up:
         lost = sum(summary.given_up.values())
-        raise fail(f"{lost} matches of {len(summary.given_up)} table(s) were not played: referee workers kept "
-                   f"dying while playing them (above); `arena run {tournament}` again retries them")
+        raise fail(f"{lost} matches of {len(summary.given_up)} table(s) were not played: "
+                   + ("their tasks failed on the cluster" if spec.cluster else "referee workers kept dying while "
+                      "playing them") + f" (above); `arena run {tournament}` again retries them")
 
 
 Workers = Annotated[int | None, typer.Option(help="Referee worker processes (default: the tournament "
