@@ -161,13 +161,15 @@ def dask_cluster(workers: int, threads: int) -> Iterator[str]:
         log = open(Path(folder) / "dask.log", "wb")  # noqa: SIM115  (closed below, after its processes)
         processes = [subprocess.Popen(
             [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0",
-             "--scheduler-file", address_file], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)]
+             "--scheduler-file", address_file], stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "DASK_TEMPORARY_DIRECTORY": folder})]
         try:
             _wait(lambda: address_file.is_file() and b"address" in address_file.read_bytes(), "the scheduler")
             address: str = json.loads(address_file.read_text())["address"]
             for i in range(workers):
                 processes.append(subprocess.Popen(
-                    [DASK, "worker", address, "--nthreads", str(threads), "--nworkers", "1", "--no-dashboard"],
+                    [DASK, "worker", address, "--nthreads", str(threads), "--nworkers", "1", "--no-dashboard",
+                     "--local-directory", str(Path(folder) / f"worker-{i}")],
                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                     env={**os.environ, "ARENA_BOT_CACHE": str(Path(folder) / f"cache-{i}")}))
             client = connect(address, 30)

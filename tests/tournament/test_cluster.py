@@ -69,7 +69,7 @@ class Cluster:
         with log.open("wb") as out:
             self.workers[worker] = subprocess.Popen(
                 [DASK, "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
-                 "--name", f"worker{worker}"],
+                 "--name", f"worker{worker}", "--local-directory", self.folder / f"worker{worker}"],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**os.environ, "ARENA_BOT_CACHE": str(self.cache(worker))},
             )
@@ -109,6 +109,7 @@ def cluster(shared: Path) -> Iterator[Cluster]:
                 [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0",
                  "--scheduler-file", address_file],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**os.environ, "DASK_TEMPORARY_DIRECTORY": str(shared)},  # its scratch folder: not /tmp's
             )
         wait_until(lambda: address_file.is_file() and b"address" in address_file.read_bytes(), "the scheduler",
                    START_S)
