@@ -334,22 +334,37 @@ Arena.init.push(function replayViewer() {
     slider.value = String(at);
     for (const item of log.querySelectorAll("li.current")) item.classList.remove("current");
     const current = log.querySelector(`li[data-step="${at}"]`);
-    if (current) {
-      current.classList.add("current");
-      const top = current.offsetTop;  // the list is positioned: its items' offsets are within it
-      if (top < log.scrollTop || top > log.scrollTop + log.clientHeight - current.offsetHeight) {
-        log.scrollTop = Math.max(0, top - log.clientHeight / 2);
-      }
+    if (current) current.classList.add("current");
+    later();
+  }
+
+  /** What needs the page laid out (scrolling the log) or may be throttled (the address):
+   * once per frame, and once after stepping stops, however fast the steps come. */
+  let frame = null;
+  let settle = null;
+  function later() {
+    if (frame === null) {
+      frame = window.requestAnimationFrame(() => {
+        frame = null;
+        const current = log.querySelector("li.current");
+        if (!current) return;
+        const top = current.offsetTop;  // the list is positioned: its items' offsets are within it
+        if (top < log.scrollTop || top > log.scrollTop + log.clientHeight - current.offsetHeight) {
+          log.scrollTop = Math.max(0, top - log.clientHeight / 2);
+        }
+      });
     }
     const here = address(at);
     $("replay-link").href = `#${here}`;
-    if (window.location.hash.slice(1) !== here) {
+    window.clearTimeout(settle);
+    settle = window.setTimeout(() => {
+      if (window.location.hash.slice(1) === here) return;
       try {
         window.history.replaceState(null, "", `#${here}`);
       } catch (error) {
-        // a page opened where the address cannot change: the link above still works
+        // a page whose address cannot change: the link above still works
       }
-    }
+    }, 150);
   }
 
   function go(to) {
