@@ -24,8 +24,9 @@ from webtools import (
     WebData,
     arena,
     browser_missing,
-    ladder,
+    every_variant,
     make_bot,
+    random_matches,
     start_server,
     stop_server,
     tournament_file,
@@ -48,7 +49,8 @@ def web_data() -> Iterator[WebData]:
         data = WebData(folder, folder / "arena.db", bots=["crasher", "heuristic", "hostile", "random"])
         result = arena("run", spec, "--db", data.db, "-q")
         assert result.returncode == 0, result.stderr
-        ladder(data.db, data.ladder, ["heuristic", "random", "hostile"])
+        random_matches(data.db, data.ladder, ["heuristic", "random", "hostile"], [("scat", 3, {})] * 14)
+        random_matches(data.db, data.families, ["heuristic", "random", "hostile"], every_variant())
         yield data
     finally:
         for root, dirs, _ in os.walk(folder):

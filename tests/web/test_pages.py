@@ -133,7 +133,7 @@ def test_the_replay_steps_from_the_deal_to_the_placements_as_arena_show_tells_it
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     assert page.inner_text("#replay-position").startswith(f"step {last - 2} of")
-    assert page.url.endswith(f"#step={last - 2}")
+    page.wait_for_url(f"**/#step={last - 2}")  # the address follows once stepping pauses
     page.keyboard.press("Home")
     page.keyboard.press("ArrowRight")
     assert page.inner_text("#replay-position").startswith("step 1 of")
@@ -162,7 +162,7 @@ def test_a_seat_sees_its_own_cards_and_the_log_as_it_was_shown_them(
     screenshot(page, "match-seat-view")
     page.select_option("#replay-viewer", "")  # the spectator sees every hand
     assert all(page.locator(f"[data-seat-hand='{s}'] [data-card]").count() > 0 for s in (0, 2))
-    assert "seat=" not in page.url.split("#")[1]
+    page.wait_for_url(f"**/#step={step}")
     assert_clean(tab)
 
 

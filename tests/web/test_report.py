@@ -44,7 +44,7 @@ def test_the_report_opens_from_disk_and_shows_the_ranking(tab: Watched, report: 
     page.click("#ranking >> text=hostile")
     assert page.evaluate("window.__pwned === undefined") and tab.dialogs == []
     assert PAYLOADS["author"] in page.inner_text("main")
-    page.goto((report / "matches" / "index.html").as_uri() + "?v=skat")
+    page.goto((report / "matches" / "index.html").as_uri() + "?t=webtest&v=skat")
     assert page.locator("#match-list tbody tr").count() == 3
     page.click("#match-list tbody tr >> nth=-1 >> a >> nth=0")
     page.wait_for_selector("#replay-log li")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.botspec import BOTS_DIR
-from arena.rules import get_variant
+from arena.rules import get_variant, variants
 from arena.tournament.logs import compress_log
 from arena.tournament.store import MatchRecord, SeatRecord, Store
 
@@ -65,6 +65,8 @@ class WebData:
     ladder: str = "ladder"
     """A competition of public-seed matches played in process: each is its own deal group,
     so its ranking has intervals and rank ranges."""
+    families: str = "families"
+    """A match of every variant, played in process."""
     bots: list[str] = field(default_factory=list)
 
 
@@ -110,25 +112,39 @@ def tournament_file(folder: Path, name: str, entrants: Sequence[Path | str], var
     return path
 
 
-def ladder(db: Path, name: str, bots: Sequence[str], matches: int = 14) -> None:
-    """Public-seed scat matches of random play, stored in process (real engine, real logs)."""
+def random_matches(db: Path, name: str, bots: Sequence[str],
+                   games: Sequence[tuple[str, int, dict[str, Any]]]) -> None:
+    """Public-seed matches of random play, one per (variant, seats, options) of ``games``,
+    stored in process under competition ``name`` (the real engine and its real logs; each
+    match is a deal group of its own)."""
     with Store(db) as store:
         versions = [store.latest(bot) for bot in bots]
         ids = [v.id for v in versions if v is not None]
-        for seq in range(matches):
+        for seq, (variant, players, options) in enumerate(games):
             rng = random.Random(seq)
-            state = get_variant("scat").new_match(len(ids), seed=1000 + seq)
+            state = get_variant(variant).new_match(players, seed=1000 + seq, options=options)
             while not state.is_over:
                 state.apply(rng.choice(state.legal_actions()))
             assert state.outcome is not None
-            order = ids[seq % len(ids):] + ids[:seq % len(ids)]
+            order = (ids[seq % len(ids):] + ids[:seq % len(ids)])[:players]
             store.record(MatchRecord(
-                id=f"{name}-scat-{len(ids)}p-{seq:04d}", tournament=name, seq=seq, variant="scat", options={},
-                seed=1000 + seq, reason=state.outcome.reason, rounds=state.outcome.rounds,
+                id=f"{name}-{variant}-{players}p-{seq:04d}", tournament=name, seq=seq, variant=variant,
+                options=options, seed=1000 + seq, reason=state.outcome.reason, rounds=state.outcome.rounds,
                 seats=tuple(SeatRecord(v, p, s, 0, 20, 0.001 * (k + 1) * (seq + 1))
                             for k, (v, p, s) in enumerate(zip(order, state.outcome.placements, state.outcome.scores))),
                 decisions=len(state.actions()), log=compress_log([e.full() for e in state.log]),
             ))
+
+
+SHORTER = {"banking": {"rounds": 3}, "empat-satu": {"rounds": 1}, "fifty-one-chinese": {"target": 150},
+           "skat": {"rounds": 3}}
+"""Options that keep a random-play match of the longest variants to a few hundred steps."""
+
+
+def every_variant() -> list[tuple[str, int, dict[str, Any]]]:
+    """Each variant at a table of three (or its smallest), kept short."""
+    return [(name, max(variant.min_players, min(3, variant.max_players)), SHORTER.get(name, {}))
+            for name, variant in sorted(variants().items())]
 
 
 @dataclass
