@@ -55,6 +55,8 @@ class Bin:
     high: float
     count: int
     height: float
+    tick: str
+    """Its lower edge when that is a power of ten (the axis labels), else empty."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ def histogram(values: Sequence[float]) -> Histogram | None:
         step = math.floor(4 * math.log10(value)) if value > 0 else first
         counts[min(max(step - first, 0), len(counts) - 1)] += 1
     tallest = max(counts)
-    bins = [Bin(10 ** ((first + k) / 4), 10 ** ((first + k + 1) / 4), n, n / tallest) for k, n in enumerate(counts)]
+    bins = [Bin(10 ** ((first + k) / 4), 10 ** ((first + k + 1) / 4), n, n / tallest,
+                f"{10 ** ((first + k) // 4):g}" if (first + k) % 4 == 0 else "") for k, n in enumerate(counts)]
     return Histogram(bins, _quantile(ordered, 0.5), _quantile(ordered, 0.9), ordered[-1])
 
 
