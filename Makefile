@@ -40,6 +40,7 @@ bench: bytecode           ## speed measurements (not tests)
 	-$(PY) benchmarks/engine.py
 	-$(PY) benchmarks/ipc.py
 	-$(PY) benchmarks/tournament.py
+	-$(PY) benchmarks/cluster.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check arena tests benchmarks bots scripts
