@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from arena.botspec import find_bot
@@ -282,6 +283,7 @@ SLACK_S = 0.015
 """CPU time a decision may take beyond its budget: the deal under way at the deadline."""
 
 
+@pytest.mark.alone  # measures CPU time against a wall-clock budget: run with the machine to itself
 def test_every_card_keeps_to_the_budget_in_cpu_time() -> None:
     """The bot in seat 0 of in-process matches (random players elsewhere: they bid high, so it
     defends as often as it declares): each searched card's CPU time stays within its budget,
@@ -332,6 +334,7 @@ async def _matches() -> list[tuple[int, Any]]:
     return results
 
 
+@pytest.mark.alone  # bots on the clock: run with the machine to itself
 def test_the_search_bot_plays_whole_skat_matches_legally() -> None:
     assert find_bot("ismcts").plays("skat")
     began = time.perf_counter()
