@@ -1,0 +1,199 @@
+"""The play page of ``arena serve``: a person plays bots in the browser, through the same
+seat, referee and recording as ``arena play``.
+
+``/play/`` is a page like the others (read-only: the form's choices); the game itself runs
+over one WebSocket per table, ``/play/socket``.  The page sends the table it wants, then
+its answers; the server runs :func:`arena.cli.human_match.play_seated` in its own trio
+loop with a :class:`arena.human.webfront.WebFront` as the person's front, sends each screen
+as JSON, and records the game with :func:`arena.cli.human_record.record` as ``arena play``
+does.  The socket closing (the tab closed) or a ``leave`` message abandons the match.
+
+Only a page of this site, reached under a loopback name when the server listens on a
+loopback address, may open a table: a WebSocket is not bound by the same-origin rule, so
+the ``Origin`` header is checked against ``Host``, and a loopback server refuses any other
+``Host`` (a page of another site whose name was made to resolve to 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import trio
+from starlette.requests import Request
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from arena.cli.human_match import Played, person_clock, play_seated
+from arena.cli.human_record import PLAY, record
+from arena.deals import opaque_id
+from arena.errors import ArenaError
+from arena.human.table import seat_names
+from arena.human.webfront import WebFront
+from arena.referee import Abandon, TimeControl
+from arena.sandbox import Sandbox
+from arena.text import printable
+from arena.tournament.store import Store
+from arena.web import site
+from arena.web.pages import Page
+from arena.web.playtable import Table, offered, seat_table
+from arena.web.readonly import ReadOnlyStore
+
+__all__ = ["PLAY_PAGE", "SOCKET_URL", "Tables"]
+
+PLAY_PAGE: Final = "play/index.html"
+SOCKET_URL: Final = "/play/socket"
+MAX_TABLES: Final = 4
+"""Games one server plays at once: each runs a process per bot."""
+ANSWER_CHARS: Final = 200
+"""Longer answers are cut: no legal action is near this long."""
+POLICY_VIOLATION: Final = 1008
+
+
+def _loopback(name: str | None) -> bool:
+    if name is None:
+        return False
+    if name.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _refusal(websocket: WebSocket) -> str | None:
+    """Why this WebSocket may not open a table (None if it may)."""
+    host = websocket.headers.get("host", "")
+    origin = websocket.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+        return "a table can be opened only from this site's own play page"
+    server = websocket.scope.get("server")
+    if server and _loopback(str(server[0])) and not _loopback(urlsplit(f"//{host}").hostname):
+        return "this server answers play requests under a loopback name only (127.0.0.1, localhost, [::1])"
+    return None
+
+
+class Tables:
+    """The play page and the games being played on one server."""
+
+    def __init__(self, db: Path, enabled: bool) -> None:
+        self.db = db
+        self.enabled = enabled
+        self.playing = 0
+        self._sandbox: Sandbox | None = None
+        self._probing = trio.Lock()
+
+    def page(self, store: ReadOnlyStore, _: Request) -> Page:
+        """The form (the variants and bots offered), or why playing is off."""
+        context = {"enabled": self.enabled, "socket": SOCKET_URL, "offered": offered(store) if self.enabled else {}}
+        return Page(PLAY_PAGE, "play.html", "play", context)
+
+    async def socket(self, websocket: WebSocket) -> None:
+        """One table: its choice, then the game, then where it was recorded."""
+        refusal = _refusal(websocket)
+        if refusal is not None:
+            await websocket.close(code=POLICY_VIOLATION, reason=refusal)
+            return
+        await websocket.accept()
+        try:
+            choice = await websocket.receive_json()
+            if not self.enabled:
+                raise ArenaError("playing is off on this server: start `arena serve` with --play")
+            if self.playing >= MAX_TABLES:
+                raise ArenaError(f"{MAX_TABLES} games are being played on this server: try again when one ends")
+            if not isinstance(choice, dict):
+                raise ArenaError("the page sent no table")
+            self.playing += 1
+            try:
+                table = await trio.to_thread.run_sync(seat_table, self.db, choice)
+                await self._play(websocket, table)
+            finally:
+                self.playing -= 1
+        except WebSocketDisconnect:
+            return
+        except (ArenaError, json.JSONDecodeError) as error:
+            await _send(websocket, {"type": "error", "message": str(error)})
+        await _close(websocket)
+
+    async def sandbox(self) -> Sandbox:
+        """Every isolation layer that works here, probed once per server."""
+        async with self._probing:
+            if self._sandbox is None:
+                self._sandbox = await Sandbox.probe()
+            return self._sandbox
+
+    async def _play(self, websocket: WebSocket, table: Table) -> None:
+        seating, dealt = table.seating, table.deal
+        front = WebFront()
+        abandon = Abandon()
+        told = trio.Event()
+
+        async def relay() -> None:
+            async for message in front.outbox:
+                await _send(websocket, message)
+            told.set()
+
+        async def listen() -> None:
+            while True:
+                try:
+                    message = await websocket.receive_json()
+                except WebSocketDisconnect:
+                    abandon(f"{seating.person} left the match (closed the page)")
+                    return
+                except json.JSONDecodeError:
+                    continue
+                if not isinstance(message, dict):
+                    continue
+                if message.get("type") == "leave":
+                    abandon(f"{seating.person} left the match (Leave)")
+                elif message.get("type") == "answer" and isinstance(message.get("question"), int):
+                    front.answer(message["question"], str(message.get("text", ""))[:ANSWER_CHARS])
+
+        await _send(websocket, {"type": "seated", "players": seating.who, "seat": seating.seat,
+                                "variant": seating.variant.name, "options": dict(seating.options)})
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(relay)
+            nursery.start_soon(listen)
+            try:
+                played = await play_seated(seating, front, seed=dealt.seed,
+                                           match_id=opaque_id(dealt.seed, f"{PLAY}-{dealt.number}"),
+                                           bot_clock=TimeControl(), clock=person_clock(None),
+                                           sandbox=await self.sandbox(), abandon=abandon)
+            finally:
+                front.close()
+            message = await trio.to_thread.run_sync(self._record, played, table)
+            with trio.move_on_after(5):
+                await told.wait()
+            await _send(websocket, message)
+            nursery.cancel_scope.cancel()
+
+    def _record(self, played: Played, table: Table) -> dict[str, Any]:
+        """Store the game as ``arena play`` does; what the page is told about it."""
+        with Store(self.db) as store:
+            stored = record(store, played.result, table.versions, table.deal, played.bot_layers)
+        seating = table.seating
+        names = seat_names(seating.players, seating.seat)
+        faults = []
+        for fault in played.result.faults:
+            if fault.seat == seating.seat:
+                faults.append(f"Your seat faulted ({fault.kind}): {printable(fault.detail)[:300]}")
+            else:
+                faults.append(f"{names[fault.seat]} ({seating.who[fault.seat]}) stopped playing: its bot faulted "
+                              f"({fault.kind}: {printable(fault.detail)[:300]}).")
+        return {"type": "recorded", "match": stored.id, "url": site.url_of(site.match_page(stored.id)),
+                "reason": played.result.outcome.reason, "decisions": stored.decisions, "faults": faults,
+                "seen_end": played.ending is not None}
+
+
+async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:
+    """Send, unless the page is gone (the game goes on to its record all the same)."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        await websocket.send_json(message)
+
+
+async def _close(websocket: WebSocket) -> None:
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        await websocket.close()

@@ -1,0 +1,124 @@
+"""What the play page offers (variants, bots) and the table a visitor's choice makes.
+
+A visitor names bots only from the list offered: the bundled bots and the registered ones
+(never a folder, which would run any code on the machine).  The chosen table is checked
+and registered as ``arena play`` does it (:mod:`arena.cli.human_record`): the bots as
+tournament entrants, the person as ``@NAME``, the deal from the ``play`` key or a
+public seed.  This is the only part of the web app that writes the database, and it
+writes only what ``arena play`` writes.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.botspec import BOTS_DIR, load_manifest
+from arena.cli.human_match import Seating
+from arena.cli.human_record import Deal, PlayError, check_person, person_version, the_deal, versions_of
+from arena.rules import get_variant, parse_option_pairs, variants
+from arena.tournament.registry import bundled_names
+from arena.tournament.store import Store, VersionRow
+from arena.web.readonly import ReadOnlyStore
+
+__all__ = ["Table", "offered", "seat_table"]
+
+
+def _login() -> str:
+    try:
+        return check_person(getpass.getuser())
+    except (KeyError, OSError, PlayError):
+        return "player"
+
+
+def _bots(store: ReadOnlyStore) -> list[dict[str, Any]]:
+    """The bots a visitor may seat: bundled ones first, then the registered ones (newest
+    version, people and withdrawn bots left out)."""
+    bundled = sorted(bundled_names())
+    found = []
+    for name in bundled:
+        manifest = load_manifest(BOTS_DIR / name)
+        found.append({"name": name, "variants": list(manifest.variants), "description": manifest.description,
+                      "bundled": True})
+    latest: dict[str, VersionRow] = {}
+    for version in store.versions():
+        if not version.bot.startswith("@") and version.bot not in bundled:
+            latest[version.bot] = version
+    for name, version in sorted(latest.items()):
+        found.append({"name": name, "variants": [str(v) for v in version.manifest.get("variants") or []],
+                      "description": str(version.manifest.get("description", "")), "bundled": False})
+    return found
+
+
+def offered(store: ReadOnlyStore) -> dict[str, Any]:
+    """The play form's choices: every variant (its table sizes and option defaults), the
+    bots, and a default name."""
+    shown = [{"name": name, "description": variant.description, "min": variant.min_players,
+              "max": variant.max_players, "options": {k: str(v) for k, v in variant.defaults().items()}}
+             for name, variant in variants().items()]
+    return {"variants": shown, "bots": _bots(store), "name": _login()}
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table ready to play: who sits where, the versions to record, the deal."""
+
+    seating: Seating
+    versions: list[VersionRow]
+    deal: Deal
+
+
+def _text(choice: Mapping[str, Any], key: str) -> str:
+    value = choice.get(key, "")
+    if not isinstance(value, str):
+        raise PlayError(f"{key}: expected text")
+    return value.strip()
+
+
+def _number(choice: Mapping[str, Any], key: str) -> int | None:
+    value = choice.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise PlayError(f"{key}: expected a whole number, not {value!r}")
+
+
+def seat_table(db: Path, choice: Mapping[str, Any]) -> Table:
+    """The table the play form's ``choice`` asks for (variant, bots, seat, name, options,
+    seed), checked, its bots registered; :class:`PlayError` (or another ArenaError) says
+    what is wrong."""
+    person = check_person(_text(choice, "name") or "player")
+    game = get_variant(_text(choice, "variant"))
+    refs = choice.get("bots")
+    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
+        raise PlayError("choose a bot for each other seat")
+    with ReadOnlyStore(db) as reading:
+        allowed = {b["name"] for b in _bots(reading)}
+    unknown = [r for r in refs if r not in allowed]
+    if unknown:
+        raise PlayError(f"unknown bot {unknown[0]!r}: choose one of the bots offered")
+    bots: Sequence[str] = refs
+    players = len(bots) + 1
+    game.check_players(players)
+    seat = _number(choice, "seat") or 0
+    if not 0 <= seat < players:
+        raise PlayError(f"seat {seat}: at a table of {players} the seats are 0 to {players - 1}")
+    options = parse_option_pairs(_text(choice, "options").replace(",", " ").split())
+    game.resolve(options)  # refuse bad options before anything starts
+    seed = _number(choice, "seed")
+    if seed is not None and seed >= 2**64:
+        raise PlayError("seed: at most 2^64 - 1")
+    with Store(db) as store:
+        entrants = versions_of(store, bots, game.name)
+        versions = [v for v, _ in entrants]
+        versions.insert(seat, person_version(store, person))
+        dealt = the_deal(store, game.name, players, seed, None)
+    who = [v.bot for v, _ in entrants]
+    who.insert(seat, person)
+    return Table(Seating(game, options, seat, person, [m for _, m in entrants], who), versions, dealt)
