@@ -4,9 +4,10 @@ worker).
 Every request opens the results database read-only (:class:`ReadOnlyStore`), builds its
 page in a worker thread (the statistics are CPU work) and closes it; the only shared state
 is the memory cache of recomputed ratings.  The app answers GET (and HEAD) for its pages,
-its status and its static folder, nothing else: no route takes a file name, and the
-static folder is served by Starlette's ``StaticFiles``, which refuses any path that
-resolves outside it.  Every response carries the Content-Security-Policy of
+its status and its static folder, and the play page's WebSocket (:mod:`arena.web.play`,
+the only part that writes, and only games played), nothing else: no route takes a file
+name, and the static folder is served by Starlette's ``StaticFiles``, which refuses any
+path that resolves outside it.  Every response carries the Content-Security-Policy of
 :mod:`arena.web.render`.
 
 All routes are in :func:`routes`; a page is a builder in :mod:`arena.web.pages` and a
@@ -29,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -38,6 +39,7 @@ from arena.tournament.views import variants_played
 from arena.web import pages
 from arena.web.botpage import bot_names
 from arena.web.overview import status
+from arena.web.play import SOCKET_URL, Tables
 from arena.web.readonly import RatingsMemo, ReadOnlyStore
 from arena.web.render import CONTENT_SECURITY_POLICY, render
 from arena.web.site import STATIC_DIR
@@ -57,11 +59,13 @@ Builder = Callable[[ReadOnlyStore, Request], pages.Page]
 
 
 class _Site:
-    """What every request of one app shares: the database's path and the ratings memo."""
+    """What every request of one app shares: the database's path, the ratings memo and the
+    games being played (``play``: whether visitors may play)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, play: bool = False) -> None:
         self.db = db
         self.memo = RatingsMemo()
+        self.tables = Tables(db, play)
 
     def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
         """The endpoint that renders the page ``build`` makes for a request."""
@@ -141,6 +145,8 @@ def routes(site: _Site) -> list[BaseRoute]:
         Route("/matches/", site.page(lambda store, _: pages.matches(store))),
         Route("/m/{match}/", site.page(_match)),
         Route(STATUS_URL, site.status),
+        Route("/play/", site.page(site.tables.page)),
+        WebSocketRoute(SOCKET_URL, site.tables.socket),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 
@@ -164,13 +170,14 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(db: Path) -> ASGIApp:
-    """The web app over the results database at ``db`` (opened read-only per request)."""
-    app = Starlette(routes=routes(_Site(db)))
+def create_app(db: Path, play: bool = False) -> ASGIApp:
+    """The web app over the results database at ``db`` (opened read-only per request);
+    ``play``: visitors may play the bots at ``/play/`` (games are recorded there)."""
+    app = Starlette(routes=routes(_Site(db, play)))
     return _SecurityHeaders(app)
 
 
-def serve(db: Path, host: str, port: int, announce: Callable[[str], None]) -> None:
+def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play: bool = False) -> None:
     """Serve the app until Ctrl+C; ``announce`` is told the address once it listens."""
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
@@ -179,7 +186,7 @@ def serve(db: Path, host: str, port: int, announce: Callable[[str], None]) -> No
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(partial(hypercorn_serve, cast(ASGIFramework, create_app(db)), config,
+            binds = await nursery.start(partial(hypercorn_serve, cast(ASGIFramework, create_app(db, play)), config,
                                                  mode="asgi"))
             for bound in binds:
                 announce(f"{bound}/")
