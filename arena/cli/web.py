@@ -4,6 +4,7 @@ commands, so the other commands never load the web framework."""
 
 from __future__ import annotations
 
+import ipaddress
 import shlex
 from pathlib import Path
 from typing import Annotated
@@ -29,6 +30,11 @@ def serve(
                                       "hand of every stored match) to whoever reaches it.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on (0: any free port, printed).", min=0,
                                       max=65535)] = 8000,
+    play: Annotated[bool | None, typer.Option(
+        "--play/--no-play", help="Let visitors play the bots at /play/ (each game starts bot processes on this "
+                                 "machine and is recorded in the database, as `arena play` records it). Default: on "
+                                 "when --host is a loopback address, off otherwise, since any visitor could then "
+                                 "start processes here.")] = None,
 ) -> None:
     """Show the results in a browser: a local, read-only web app over the results database.
 
@@ -38,7 +44,9 @@ def serve(
     the match list with filters; and every match's replay, step by step, as any seat
     saw it or as a spectator.  Pages of a running tournament follow it as matches
     finish.  The database is opened read-only: it can be served while `arena run`
-    plays.  Ctrl+C stops.  docs/WEB.md describes it.
+    plays.  At /play/ a visitor plays the bots in the browser, as with `arena play`:
+    on by default on a loopback address only (--play, --no-play).  Ctrl+C stops.
+    docs/WEB.md describes it.
     """
     from arena.web.app import serve as serve_app
     from arena.web.readonly import ReadOnlyStore
@@ -48,12 +56,17 @@ def serve(
     if host not in LOCAL_HOSTS:
         typer.echo(f"warning: listening on {host}: the pages have no log-in; anyone who reaches this address "
                    "sees every result and every hand", err=True)
+    if play is None:
+        play = _loopback(host)
+    elif play and not _loopback(host):
+        typer.echo(f"warning: --play on {host}: anyone who reaches this address can start bot processes on this "
+                   "machine", err=True)
 
     def announce(address: str) -> None:
-        typer.echo(f"serving {db} (read-only) at {address}  (Ctrl+C stops)")
+        typer.echo(f"serving {db} (read-only{', play at /play/' if play else ''}) at {address}  (Ctrl+C stops)")
 
     try:
-        serve_app(db, host, port, announce)
+        serve_app(db, host, port, announce, play)
     except OSError as error:
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}; choose another --port "
                    "(0 picks a free one)") from None
@@ -63,6 +76,14 @@ def serve(
             raise
         raise fail(f"cannot listen on {host}:{port}: {_first(listening)}; choose another --port "
                    "(0 picks a free one)") from None
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` reaches this machine only."""
+    try:
+        return host in LOCAL_HOSTS or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _first(group: BaseExceptionGroup[OSError]) -> str:
