@@ -4,6 +4,7 @@ no server, every link leading to a file of the report."""
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -26,7 +27,7 @@ LINK = re.compile(r'(?:href|src)="([^"#?]*)[^"]*"')
 @pytest.fixture(scope="module")
 def report(web_data: WebData) -> Path:
     """The report of every competition in the database."""
-    out = web_data.folder / "report"
+    out = Path(tempfile.mkdtemp(prefix="report-", dir=web_data.folder))
     result = arena("report", "--out", out, "--db", web_data.db)
     assert result.returncode == 0, result.stderr
     assert f"open: {(out / 'index.html').resolve().as_uri()}" in result.stdout
@@ -54,7 +55,7 @@ def test_the_report_opens_from_disk_and_shows_the_ranking(tab: Watched, report: 
 
 
 def test_every_link_of_a_one_competition_report_leads_to_a_file_of_it(web_data: WebData) -> None:
-    out = web_data.folder / "ladder-report"
+    out = Path(tempfile.mkdtemp(prefix="ladder-report-", dir=web_data.folder))
     result = arena("report", "--out", out, "--db", web_data.db, "-t", web_data.ladder)
     assert result.returncode == 0, result.stderr
     pages = sorted(out.rglob("*.html"))

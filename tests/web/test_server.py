@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import socket
 import sqlite3
+import tempfile
 from contextlib import closing
 from pathlib import Path
 
@@ -75,8 +76,7 @@ def _digest(db: Path) -> str:
 
 def test_the_server_never_writes_the_database_even_when_its_ratings_cache_is_stale(web_data: WebData) -> None:
     """With the cached ratings gone, every ranking is recomputed: in memory, never stored."""
-    db = web_data.folder / "stale" / "arena.db"
-    db.parent.mkdir()
+    db = Path(tempfile.mkdtemp(prefix="stale-", dir=web_data.folder)) / "arena.db"
     with closing(sqlite3.connect(web_data.db)) as source, closing(sqlite3.connect(db)) as copy:
         source.backup(copy)
         copy.execute("DELETE FROM ratings")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -67,7 +68,6 @@ class WebData:
     so its ranking has intervals and rank ranges."""
     families: str = "families"
     """A match of every variant, played in process."""
-    bots: list[str] = field(default_factory=list)
 
 
 def _toml(value: str) -> str:
@@ -178,7 +178,7 @@ def start_server(db: Path) -> Server:
     if "http://" not in line:
         process.kill()
         raise AssertionError(f"arena serve did not start: {line}{process.communicate(timeout=10)[1]}")
-    return Server(line.split(" at ")[1].split()[0].rstrip("/"), process)
+    return Server(re.search(r"http://\S+", line).group().rstrip("/"), process)  # type: ignore[union-attr]
 
 
 def stop_server(server: Server) -> None:
