@@ -212,9 +212,11 @@ class MatchState(ABC):
         return [event.view(seat) for event in self.log[start:]]
 
     def actions(self) -> list[tuple[int, Action]]:
-        """Every decision so far as ``(seat, action)``: with the seed, a full replay."""
+        """Every decision so far as ``(seat, action)``: with the seed, a full replay.  An
+        action the others see only in part (Skat's discard) is taken from its seat's own view."""
         return [
-            (e.seat, Action.parse(e.public["action"])) for e in self.log if e.kind == "action" and e.seat is not None
+            (e.seat, Action.parse(((e.private or {}).get(e.seat) or {}).get("action") or e.public["action"]))
+            for e in self.log if e.kind == "action" and e.seat is not None
         ]
 
     def clone(self) -> Self:
