@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Self
+from urllib.parse import quote
 
 from arena.errors import ArenaError
 
@@ -274,23 +275,38 @@ class MatchRecord:
 class Store:
     """A connection to the results database; create it, upgrade it, read and write it."""
 
-    def __init__(self, path: Path | str = DEFAULT_DB, *, timeout_s: float | None = None) -> None:
+    def __init__(self, path: Path | str = DEFAULT_DB, *, timeout_s: float | None = None,
+                 read_only: bool = False) -> None:
+        """Open (creating and upgrading) the database at ``path``; ``read_only``: open an
+        existing, current one that nothing through this store can change (SQLite's
+        ``mode=ro``), for readers that may run beside a writer or on a file they may not change."""
         self.path = Path(path)
         if timeout_s is None:
             timeout_s = _timeout_from_environment()
         existed = _check_file(self.path)
         self._lock_fd = -1
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None, factory=_Connection)
+            if read_only:
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                db = sqlite3.connect(uri, uri=True, timeout=timeout_s, isolation_level=None, factory=_Connection)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None, factory=_Connection)
         except (OSError, sqlite3.Error) as error:
-            raise StoreError(f"cannot open the results database {self.path}: {error}") from None
+            raise StoreError(f"cannot open the results database {self.path}{' read-only' if read_only else ''}: "
+                             f"{error}") from None
         self._db: _Connection = db
         self._db.path = self.path
         self._db.row_factory = sqlite3.Row
         try:
             if existed:
                 self._check_ours()
+            if read_only:
+                if self.schema_version != len(MIGRATIONS):
+                    raise StoreError(f"{self.path} has schema version {self.schema_version}, this arena reads "
+                                     f"version {len(MIGRATIONS)}: run any other arena command on it once to "
+                                     "upgrade it")
+                return
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, 6x faster
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -328,7 +344,7 @@ class Store:
         the file: a lock file beside the path given would not."""
         if self._lock_fd < 0:
             self._lock_fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
-        offset = _LOCKS_AT + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
+        offset = _lock_offset(name)
         try:
             fcntl.fcntl(self._lock_fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_WRLCK, offset))
         except (BlockingIOError, PermissionError):
@@ -337,6 +353,21 @@ class Store:
             yield
         finally:
             fcntl.fcntl(self._lock_fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_UNLCK, offset))
+
+    def held(self, name: str) -> bool:
+        """Whether a process holds the lock of ``name`` (an ``arena run``, ``league`` or
+        ``test`` playing it now), asked of the kernel without taking it."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            answer = fcntl.fcntl(fd, fcntl.F_OFD_GETLK, _flock(fcntl.F_WRLCK, _lock_offset(name)))
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return bool(struct.unpack("hhqqi4x", answer)[0] != fcntl.F_UNLCK)
 
     def check(self) -> None:
         """StoreError if the database is damaged (SQLite's quick check of every page)."""
@@ -657,6 +688,11 @@ def _check_file(path: Path) -> bool:
     if header != b"SQLite format 3\0":
         raise StoreError(f"{path} is not a results database (not an SQLite file): give another --db")
     return True
+
+
+def _lock_offset(name: str) -> int:
+    """The byte of the database file whose lock is ``name``'s (:meth:`Store.hold`)."""
+    return _LOCKS_AT + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
 
 
 def _flock(kind: int, offset: int) -> bytes:

@@ -5,7 +5,7 @@ Three kinds share the store: tournaments (``arena run``: a fixed schedule, so a 
 of stored / scheduled matches), the league (``arena league``: open-ended), and strength
 tests (``arena test``: grown a batch of deals at a time until the sequential test decides).
 A competition is *running* while a process holds its run lock
-(:func:`arena.web.readonly.running`).
+(:meth:`arena.tournament.store.Store.held`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from arena.tournament.scheduler import plays
 from arena.tournament.sequential import TestPlan, verdict
 from arena.tournament.stats import Sprt
 from arena.tournament.store import VersionRow
-from arena.web.readonly import ReadOnlyStore, running
+from arena.web.readonly import ReadOnlyStore
 
 __all__ = ["Competition", "competition", "competitions", "scheduled", "status", "when"]
 
@@ -96,7 +96,7 @@ def _competition(store: ReadOnlyStore, name: str, stored: int, updated: float) -
     kind = "league" if name == LEAGUE else "strength test" if "test" in spec else "tournament"
     return Competition(
         name=name, kind=kind, description=str(spec.get("description", "")), matches=stored,
-        scheduled=None if kind == "league" else scheduled(store, spec), running=running(store.path, name),
+        scheduled=None if kind == "league" else scheduled(store, spec), running=store.held(name),
         updated=when(updated), variants=_variants(store, name, spec), entrants=len(spec.get("versions", [])),
         leaders=_leaders(store, name) if stored else [], test=_test(store, spec) if kind != "tournament" else None,
     )
@@ -160,6 +160,6 @@ def status(store: ReadOnlyStore) -> dict[str, Any]:
     string (``all``).  A page compares the one it watches with the one it was drawn at."""
     played = store.played()
     names = sorted(set(played) | {name for name, _, _ in store.tournaments()})
-    each = {name: f"{played[name].matches if name in played else 0}:{int(running(store.path, name))}"
+    each = {name: f"{played[name].matches if name in played else 0}:{int(store.held(name))}"
             for name in names}
     return {"all": ";".join(f"{name}={mark}" for name, mark in each.items()), "tournaments": each}

@@ -7,30 +7,22 @@ user, on a copy, or on a file it may not change), so :class:`ReadOnlyStore` open
 with ``mode=ro`` (any write fails in SQLite itself) and keeps recomputed ratings in a
 memory cache shared between requests instead.
 
-It subclasses :class:`Store` to reuse every query, and so sets the few connection
-attributes the store's own constructor would (that constructor creates and migrates).
+It is the :class:`Store` opened read-only, with the queries only the pages need.
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
-import os
-import sqlite3
-import struct
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
-from urllib.parse import quote
+from typing import Any
 
-from arena.tournament import store as store_module
-from arena.tournament.store import Store, StoreError
+from arena.tournament.store import Store
 from arena.tournament.views import ResultsError
 
-__all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow", "running"]
+__all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow"]
 
 Cached = tuple[dict[int, tuple[float, float, int]], int, tuple[float, float] | None]
 
@@ -84,26 +76,8 @@ class ReadOnlyStore(Store):
         if not path.is_file():
             raise ResultsError(f"no results database at {path}: play a tournament first (`arena run`), or point "
                                "--db (or ARENA_DB) at one")
-        self.path = path
-        self._lock_fd = -1
+        super().__init__(path, read_only=True)
         self._memo = memo or RatingsMemo()
-        uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-        try:
-            db = sqlite3.connect(uri, uri=True, timeout=10, isolation_level=None, factory=store_module._Connection)
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot open the results database {path} read-only: {error}") from None
-        self._db = db
-        db.path = path
-        db.row_factory = sqlite3.Row
-        try:
-            self._check_ours()
-            if self.schema_version != len(store_module.MIGRATIONS):
-                raise StoreError(f"{path} has schema version {self.schema_version}, this arena reads version "
-                                 f"{len(store_module.MIGRATIONS)}: run any other arena command on it once to "
-                                 "upgrade it (the web pages never write)")
-        except BaseException:
-            db.close()
-            raise
 
     def played(self) -> dict[str, Played]:
         """Every competition with stored matches (leagues record no tournament row)."""
@@ -147,24 +121,3 @@ class ReadOnlyStore(Store):
             return None
         stored = super().cached_ratings(scope)
         return memo if stored is None or memo[1] > stored[1] else None
-
-
-_HELD_PROBE: Final = struct.Struct("hhqqi4x")
-
-
-def running(path: Path, tournament: str) -> bool:
-    """Whether a process holds ``tournament``'s run lock on the database at ``path`` (an
-    ``arena run``, ``league`` or ``test`` playing it now).  Asks the kernel who holds the
-    lock byte :meth:`Store.hold` takes, without taking it."""
-    offset = store_module._LOCKS_AT + int.from_bytes(hashlib.sha256(tournament.encode()).digest()[:4], "big")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        answer = fcntl.fcntl(fd, fcntl.F_OFD_GETLK, _HELD_PROBE.pack(fcntl.F_WRLCK, os.SEEK_SET, offset, 1, 0))
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return bool(_HELD_PROBE.unpack(answer)[0] != fcntl.F_UNLCK)
