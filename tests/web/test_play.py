@@ -1,0 +1,174 @@
+"""Playing the bots in the browser: the real ``arena serve`` (play on, as on a loopback
+address), a real referee and real bot processes, the page driven by clicks and keys.
+
+A whole short match is played to its placements and found stored and replayable; a typed
+answer that names no legal action is refused with the reason and the turn kept; leaving,
+by the button or by closing the tab, records the match as abandoned; a page of another
+site cannot open a table."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from webtools import Server, Watched, arena, assert_clean, screenshot, start_server, stop_server
+
+from arena.tournament.store import MatchRecord, Store
+
+SHORT = "lives=1 free_ride=no"
+"""Scat to one life, no free ride: a match of one round, a handful of decisions."""
+WAIT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    """``arena serve`` over a database of its own (the games played here are written to it)."""
+    folder = tmp_path_factory.mktemp("play")
+    folder.chmod(0o755)  # sandboxed bots run as other users and must reach the registry beside the database
+    db = folder / "arena.db"
+    with Store(db):
+        pass
+    running = start_server(db)
+    try:
+        yield running, db
+    finally:
+        stop_server(running)
+
+
+def sit_down(page: Any, url: str, *, name: str, seed: int) -> None:
+    """Open the play page and take seat 0 at scat, against random, in a short match."""
+    page.goto(f"{url}/play/")
+    page.select_option("#play-variant", "scat")
+    page.select_option("#play-players", "2")
+    page.select_option("#play-bots select", "random")
+    page.fill("#play-name", name)
+    page.fill("#play-options", SHORT)
+    page.fill("#play-seed", str(seed))
+    page.click("#play-start")
+
+
+def next_screen(page: Any) -> str:
+    """``ask`` when the person is asked, ``end`` once the match is recorded."""
+    page.wait_for_function("() => document.querySelector('#play-ask button.action:enabled, #play-recorded')",
+                           timeout=WAIT_MS)
+    return "end" if page.locator("#play-recorded").count() else "ask"
+
+
+def stored(db: Path) -> list[MatchRecord]:
+    with Store(db) as store:
+        return list(store.matches("play"))
+
+
+def test_a_whole_match_is_played_by_clicks_and_keys_stored_and_replayed(
+        tab: Watched, play_server: tuple[Server, Path]) -> None:
+    server, db = play_server
+    page = tab.page
+    sit_down(page, server.url, name="carol", seed=5)
+    moves = 0
+    while next_screen(page) == "ask":
+        moves += 1
+        title = page.inner_text("#play-title")
+        assert title == f"scat · round 1 · your move {moves}", title  # each answer was taken
+        assert page.locator("#play-mine .card").count() >= 3  # the hand, drawn as cards
+        assert page.locator("#play-news li").count() >= 1  # what happened since the last move
+        if moves == 1:
+            screenshot(page, "play-decision")
+            page.keyboard.press("1")  # the first legal action, by its key
+        else:
+            page.locator("#play-ask button.action:enabled").last.click()
+    assert moves >= 2
+    placements = page.locator("#play-end table.final tbody tr")
+    assert placements.count() == 2
+    assert "carol" in page.inner_text("#play-end") and "random" in page.inner_text("#play-end")
+    screenshot(page, "play-end")
+    [match] = stored(db)
+    assert not match.reason.startswith("abandoned") and match.tournament == "play"
+    assert page.inner_text("#play-recorded").startswith(f"Recorded as match {match.id}")
+    shown = arena("show", match.id, "--db", db)
+    assert shown.returncode == 0 and "@carol" in shown.stdout, shown.stderr
+    page.click("#play-replay")
+    page.wait_for_selector("#replay-log li")
+    assert page.url.endswith(f"/m/{match.id}/")
+    page.keyboard.press("End")
+    assert page.locator("#replay-result .final tbody tr").count() == 2
+    assert_clean(tab)
+
+
+def test_an_answer_that_names_no_legal_action_is_refused_with_the_reason_and_the_turn_kept(
+        tab: Watched, play_server: tuple[Server, Path]) -> None:
+    server, db = play_server
+    page = tab.page
+    sit_down(page, server.url, name="dave", seed=6)
+    assert next_screen(page) == "ask"
+    title = page.inner_text("#play-title")
+    actions = page.locator("#play-ask button.action").all_inner_texts()
+    page.fill("#play-typed", "fly away")
+    page.press("#play-typed", "Enter")
+    page.wait_for_selector("#play-problem")
+    assert "'fly' is not an action now; the actions now are:" in page.inner_text("#play-problem")
+    assert page.inner_text("#play-title") == title  # the same question, asked again
+    assert page.locator("#play-ask button.action:enabled").all_inner_texts() == actions
+    page.fill("#play-typed", "99")
+    page.press("#play-typed", "Enter")
+    page.wait_for_function("() => document.getElementById('play-problem').textContent.includes('no choice 99')")
+    assert page.inner_text("#play-title") == title
+    page.locator("#play-ask button.action:enabled").first.click()  # the turn is still there to play
+    assert next_screen(page) in ("ask", "end")
+    assert page.inner_text("#play-title") != title
+    page.click("#play-leave")
+    page.wait_for_selector("#play-recorded")
+    assert_clean(tab)
+
+
+def test_leaving_by_the_button_or_by_closing_the_tab_records_an_abandoned_match(
+        browser: Any, tab: Watched, play_server: tuple[Server, Path]) -> None:
+    server, db = play_server
+    page = tab.page
+    sit_down(page, server.url, name="erin", seed=7)
+    assert next_screen(page) == "ask"
+    page.click("#play-leave")
+    page.wait_for_selector("#play-recorded")
+    assert "abandoned" in page.inner_text("#play-ask")
+    left = [m for m in stored(db) if "erin" in m.reason]
+    assert [m.reason for m in left] == ["abandoned: erin left the match (Leave)"]
+    assert_clean(tab)
+
+    context = browser.new_context()
+    closing = context.new_page()
+    sit_down(closing, server.url, name="frank", seed=8)
+    assert next_screen(closing) == "ask"
+    context.close()  # the tab, and its socket, are gone
+    for _ in range(100):
+        closed = [m for m in stored(db) if "frank" in m.reason]
+        if closed:
+            break
+        time.sleep(0.1)
+    assert [m.reason for m in closed] == ["abandoned: frank left the match (closed the page)"]
+    assert closed[0].seats[0].decisions == 0  # stopped at the first question, before any answer
+
+
+def upgrade(server: Server, origin: str, host: str | None = None) -> str:
+    """The status line ``arena serve`` answers a WebSocket handshake for the play socket with."""
+    where = urlsplit(server.url)
+    with socket.create_connection((where.hostname, where.port), timeout=10) as connection:
+        key = base64.b64encode(os.urandom(16)).decode()
+        connection.sendall((f"GET /play/socket HTTP/1.1\r\nHost: {host or where.netloc}\r\nUpgrade: websocket\r\n"
+                            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                            f"Origin: {origin}\r\n\r\n").encode())
+        return connection.recv(4096).decode("latin-1").split("\r\n")[0]
+
+
+def test_only_this_site_under_a_loopback_name_can_open_a_table(play_server: tuple[Server, Path]) -> None:
+    server, _ = play_server
+    where = urlsplit(server.url)
+    assert " 101 " in upgrade(server, server.url)
+    assert " 403 " in upgrade(server, "http://evil.example")
+    rebound = f"evil.example:{where.port}"  # a name of another site made to resolve to this machine
+    assert " 403 " in upgrade(server, f"http://{rebound}", rebound)
