@@ -63,7 +63,9 @@ def serve(
                    "machine", err=True)
 
     def announce(address: str) -> None:
-        typer.echo(f"serving {db} (read-only{', play at /play/' if play else ''}) at {address}  (Ctrl+C stops)")
+        typer.echo(f"serving {db} (read-only) at {address}  (Ctrl+C stops)")
+        if play:
+            typer.echo(f"play the bots at {address}play/")
 
     try:
         serve_app(db, host, port, announce, play)
