@@ -51,6 +51,8 @@ MAX_TABLES: Final = 4
 ANSWER_CHARS: Final = 200
 """Longer answers are cut: no legal action is near this long."""
 POLICY_VIOLATION: Final = 1008
+STOPPING_S: Final = 10
+"""How long a game may take to end and be recorded once the server is stopping."""
 
 
 def _loopback(name: str | None) -> bool:
@@ -154,17 +156,34 @@ class Tables:
 
         await _send(websocket, {"type": "seated", "players": seating.who, "seat": seating.seat,
                                 "variant": seating.variant.name, "options": dict(seating.options)})
+        sandbox = await self.sandbox()
+        game = trio.CancelScope(shield=True)
+        recorded = trio.Event()
+
+        async def stopping() -> None:
+            """The server stops (Ctrl+C): abandon the match, and give it a while to end and
+            be recorded, shielded from the stop."""
+            try:
+                await trio.sleep_forever()
+            finally:
+                if not recorded.is_set():
+                    abandon(f"the server stopped while {seating.person} played")
+                    game.deadline = trio.current_time() + STOPPING_S
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(relay)
             nursery.start_soon(listen)
-            try:
-                played = await play_seated(seating, front, seed=dealt.seed,
-                                           match_id=opaque_id(dealt.seed, f"{PLAY}-{dealt.number}"),
-                                           bot_clock=TimeControl(), clock=person_clock(None),
-                                           sandbox=await self.sandbox(), abandon=abandon)
-            finally:
-                front.close()
-            message = await trio.to_thread.run_sync(self._record, played, table)
+            nursery.start_soon(stopping)
+            with game:
+                try:
+                    played = await play_seated(seating, front, seed=dealt.seed,
+                                               match_id=opaque_id(dealt.seed, f"{PLAY}-{dealt.number}"),
+                                               bot_clock=TimeControl(), clock=person_clock(None), sandbox=sandbox,
+                                               abandon=abandon)
+                finally:
+                    front.close()
+                message = await trio.to_thread.run_sync(self._record, played, table)
+                recorded.set()
             with trio.move_on_after(5):
                 await told.wait()
             await _send(websocket, message)
