@@ -3,8 +3,8 @@ address), a real referee and real bot processes, the page driven by clicks and k
 
 A whole short match is played to its placements and found stored and replayable; a typed
 answer that names no legal action is refused with the reason and the turn kept; leaving,
-by the button or by closing the tab, records the match as abandoned; a page of another
-site cannot open a table."""
+by the button or by closing the tab, records the match as abandoned; a bot that crashes
+mid-match leaves it and the person is told; a page of another site cannot open a table."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from webtools import Server, Watched, arena, assert_clean, screenshot, start_server, stop_server
 
+from arena.botspec import load_manifest
+from arena.tournament.registry import install
 from arena.tournament.store import MatchRecord, Store
 
 SHORT = "lives=1 free_ride=no"
@@ -172,3 +174,31 @@ def test_only_this_site_under_a_loopback_name_can_open_a_table(play_server: tupl
     assert " 403 " in upgrade(server, "http://evil.example")
     rebound = f"evil.example:{where.port}"  # a name of another site made to resolve to this machine
     assert " 403 " in upgrade(server, f"http://{rebound}", rebound)
+
+
+CRASHING = Path(__file__).resolve().parents[1] / "human" / "bots" / "crash_second"
+"""A bot that plays once, then exits mid-match on its second decision."""
+
+
+def test_a_bot_that_crashes_mid_match_leaves_it_and_the_person_is_told(
+        tab: Watched, play_server: tuple[Server, Path]) -> None:
+    server, db = play_server
+    with Store(db) as store:  # registered as it is: arena submit's smoke test would refuse a bot that crashes
+        install(store, load_manifest(CRASHING))
+    page = tab.page
+    page.goto(f"{server.url}/play/")
+    page.select_option("#play-variant", "scat")
+    page.select_option("#play-players", "2")
+    page.select_option("#play-bots select", "crash-second")
+    page.fill("#play-name", "gina")
+    page.fill("#play-options", "lives=3")
+    page.fill("#play-seed", "9")
+    page.click("#play-start")
+    while next_screen(page) == "ask":
+        page.locator("#play-ask button.action:enabled").first.click()
+    ended = page.inner_text("#play-end")
+    assert "crash-second" in ended and "exited with status 3" in ended, ended
+    [match] = [m for m in stored(db) if any(s.faults for s in m.seats) and "crash" in str(m.faults)]
+    assert not match.reason.startswith("abandoned")
+    assert [s.placement for s in match.seats] == [1, 2]  # the person plays on and wins; the bot is out
+    assert_clean(tab)
