@@ -4,7 +4,8 @@ address), a real referee and real bot processes, the page driven by clicks and k
 A whole short match is played to its placements and found stored and replayable; a typed
 answer that names no legal action is refused with the reason and the turn kept; leaving,
 by the button or by closing the tab, records the match as abandoned; a bot that crashes
-mid-match leaves it and the person is told; a page of another site cannot open a table."""
+mid-match leaves it and the person is told; Ctrl+C on the server mid-match records the match
+as abandoned; a page of another site cannot open a table."""
 
 from __future__ import annotations
 
@@ -202,3 +203,21 @@ def test_a_bot_that_crashes_mid_match_leaves_it_and_the_person_is_told(
     assert not match.reason.startswith("abandoned")
     assert [s.placement for s in match.seats] == [1, 2]  # the person plays on and wins; the bot is out
     assert_clean(tab)
+
+
+def test_ctrl_c_on_the_server_mid_match_records_the_match_as_abandoned_and_keeps_the_rest(
+        tab: Watched, tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)  # sandboxed bots run as other users and must reach the registry beside the database
+    db = tmp_path / "arena.db"
+    with Store(db):
+        pass
+    server = start_server(db)
+    try:
+        sit_down(tab.page, server.url, name="hana", seed=10)
+        assert next_screen(tab.page) == "ask"
+    finally:
+        stop_server(server)  # exits cleanly, or the test fails
+    [match] = stored(db)
+    assert match.reason == "abandoned: the server stopped while hana played"
+    with Store(db) as store:
+        assert {v.bot for v in store.versions()} == {"@hana", "random"}  # nothing else written, nothing lost
