@@ -34,7 +34,7 @@ from arena.referee.records import (
     SeatTiming,
     TimeControl,
 )
-from arena.referee.session import OFF_TURN_GRACE_MS, Bot, timeout_fault
+from arena.referee.session import OFF_TURN_GRACE_MS, Bot, cpu_charge, timeout_fault
 from arena.rules import Action, Event, MatchState, Outcome, Variant
 from arena.rules.game import rank_placements
 
@@ -266,7 +266,7 @@ class _Table:
                     if seat.accounting:  # one read per decision: the counter costs a system call
                         cpu_ns = current.sandboxed.cpu_ns() - seat.cpu_mark
                         seat.cpu_mark += cpu_ns
-                if (cpu_ns / 1e6 if on_cpu else spent * 1000) > allowed_ms:  # it answered, but late
+                if (cpu_charge(cpu_ns / 1e9, spent) * 1000 if on_cpu else spent * 1000) > allowed_ms:  # late
                     raise timeout_fault(allowed_ms / 1000, on_cpu)
                 action = _chosen(text, legal)
             except BotFault as error:
@@ -282,7 +282,7 @@ class _Table:
                 current.caught_thinking()
             if spent * 1000 < min_turn_ms:  # every turn looks alike to the others
                 await trio.sleep(min_turn_ms / 1000 - spent)
-            overrun_ms = (cpu_ns / 1e6 if on_cpu else spent * 1000) + charged_ms - budget_ms
+            overrun_ms = (cpu_charge(cpu_ns / 1e9, spent) * 1000 if on_cpu else spent * 1000) + charged_ms - budget_ms
             if overrun_ms > 0:
                 seat.bank_ms = max(0.0, seat.bank_ms - overrun_ms)
             seat.first = False

@@ -33,7 +33,7 @@ from arena.sandbox import Sandboxed
 from arena.text import printable
 
 __all__ = ["OFF_TURN_GRACE_MS", "SEND_TIMEOUT_S", "STDERR_KEEP", "STDERR_SHOWN", "WALL_CAP", "WALL_GRACE_S", "Bot",
-           "timeout_fault"]
+           "cpu_charge", "timeout_fault"]
 
 OFF_TURN_GRACE_MS: Final = 1.0
 """CPU a bot may use between its turns (finishing its reply, reading its next request)
@@ -219,8 +219,8 @@ class Bot:
             try:
                 return await self._pipes.readline(deadline)
             except TimeoutError:
-                left_s = allowed_s - (self.sandboxed.cpu_ns() - cpu_from) / 1e9
                 now = time.perf_counter()
+                left_s = allowed_s - cpu_charge((self.sandboxed.cpu_ns() - cpu_from) / 1e9, now - sent)
                 if left_s <= 0 or now >= cap:
                     raise
                 deadline = min(cap, now + max(left_s, 0.001))
@@ -273,6 +273,15 @@ class Bot:
                 except (EOFError, TimeoutError):
                     pass
         await self.sandboxed.kill()
+
+
+def cpu_charge(cpu_s: float, wall_s: float) -> float:
+    """What a decision that took ``cpu_s`` of the bot's CPU and ``wall_s`` on the wall clock
+    costs on the CPU clock: its CPU, but at least its wall time (less the grace) over
+    :data:`WALL_CAP`, so that waiting is not free (a bot that sleeps near the cap at every
+    decision would stretch every match) while a bot that has a third of a core is never
+    charged more than its CPU."""
+    return max(cpu_s, (wall_s - WALL_GRACE_S) / WALL_CAP)
 
 
 def timeout_fault(allowed_s: float, on_cpu: bool = False) -> BotFault:
