@@ -30,6 +30,7 @@ from typing import Any, Final, cast
 import msgspec
 import trio
 
+from arena.sandbox import Layer
 from arena.tournament.botcache import pack
 from arena.tournament.cluster_task import (
     PLUGIN,
@@ -49,6 +50,10 @@ from arena.tournament.runner import ATTEMPTS, Executor, RunError
 
 __all__ = ["DaskExecutor"]
 
+ALWAYS_REQUIRED: Final = (Layer.BWRAP,)
+"""Layers a worker needs whatever the tournament requires: bubblewrap's network namespace
+keeps bots off the network, where they could reach the Dask scheduler, which trusts whoever
+connects (submit tasks that run on every worker, read other bots' code, forge results)."""
 CONNECT_S: Final = 10
 """Seconds to wait for the scheduler before giving up."""
 POLL_S: Final = 0.1
@@ -66,7 +71,7 @@ class DaskExecutor(Executor):
     def __init__(self, address: str, require: Sequence[str] = (),
                  say: Callable[[str], None] = lambda _: None) -> None:
         self.address = address
-        self.require = list(require)
+        self.require = sorted({*require, *ALWAYS_REQUIRED})
         self.say = say
         self.workers = 0
         self._client: ClientApi | None = None

@@ -236,6 +236,15 @@ def test_a_worker_without_a_required_layer_refuses_the_table_saying_why(tmp_path
         "it lacks the required sandbox layer(s) uid: ")
 
 
+def test_a_cluster_run_keeps_bots_off_the_network_whatever_the_tournament_requires() -> None:
+    """A bot that could open a connection could reach the scheduler, which trusts whoever
+    connects: every table of a cluster run asks for bubblewrap's network namespace."""
+    from arena.tournament.cluster import DaskExecutor
+
+    assert DaskExecutor("tcp://127.0.0.1:1").require == ["bwrap"]
+    assert DaskExecutor("tcp://127.0.0.1:1", ["uid"]).require == ["bwrap", "uid"]
+
+
 def test_a_cluster_address_is_checked_where_it_is_written(tmp_path: Path) -> None:
     text = '[[variant]]\nname = "scat"\n'
     assert parse_spec(f'cluster = "tcp://10.0.0.1:8786"\n{text}').cluster == "tcp://10.0.0.1:8786"
