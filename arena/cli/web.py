@@ -4,7 +4,6 @@ commands, so the other commands never load the web framework."""
 
 from __future__ import annotations
 
-import ipaddress
 import shlex
 from pathlib import Path
 from typing import Annotated
@@ -15,7 +14,6 @@ from arena.cli._app import app, fail, user_errors
 from arena.cli.results import Db
 from arena.tournament.store import DEFAULT_DB
 
-LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 ReportTournament = Annotated[
     str | None, typer.Option("--tournament", "-t", help="Only this competition (default: every one in the database).")
 ]
@@ -30,6 +28,11 @@ def serve(
                                       "hand of every stored match) to whoever reaches it.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on (0: any free port, printed).", min=0,
                                       max=65535)] = 8000,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="Another name this server answers to (repeatable), where --host is not a loopback "
+                               "address: requests under any other name are refused (a page of another site "
+                               "could otherwise make its own name lead here and read the pages). A loopback "
+                               "server answers loopback names only.")] = None,
     play: Annotated[bool | None, typer.Option(
         "--play/--no-play", help="Let visitors play the bots at /play/ (each game starts bot processes on this "
                                  "machine and is recorded in the database, as `arena play` records it). Default: on "
@@ -49,16 +52,17 @@ def serve(
     docs/WEB.md describes it.
     """
     from arena.web.app import serve as serve_app
+    from arena.web.hosts import is_loopback
     from arena.web.readonly import ReadOnlyStore
 
     with ReadOnlyStore(db):  # a missing or foreign database is reported now, not per page
         pass
-    if host not in LOCAL_HOSTS:
+    if not is_loopback(host):
         typer.echo(f"warning: listening on {host}: the pages have no log-in; anyone who reaches this address "
                    "sees every result and every hand", err=True)
     if play is None:
-        play = _loopback(host)
-    elif play and not _loopback(host):
+        play = is_loopback(host)
+    elif play and not is_loopback(host):
         typer.echo(f"warning: --play on {host}: anyone who reaches this address can start bot processes on this "
                    "machine", err=True)
 
@@ -68,7 +72,7 @@ def serve(
             typer.echo(f"play the bots at {address}play/")
 
     try:
-        serve_app(db, host, port, announce, play)
+        serve_app(db, host, port, announce, play, allowed_host or ())
     except OSError as error:
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}; choose another --port "
                    "(0 picks a free one)") from None
@@ -78,14 +82,6 @@ def serve(
             raise
         raise fail(f"cannot listen on {host}:{port}: {_first(listening)}; choose another --port "
                    "(0 picks a free one)") from None
-
-
-def _loopback(host: str) -> bool:
-    """Whether ``host`` reaches this machine only."""
-    try:
-        return host in LOCAL_HOSTS or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _first(group: BaseExceptionGroup[OSError]) -> str:

@@ -17,7 +17,7 @@ template, so a new page (a table where a person plays the bots, say) is a route 
 from __future__ import annotations
 
 import html
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Final, cast
@@ -38,6 +38,7 @@ from arena.errors import ArenaError
 from arena.tournament.views import variants_played
 from arena.web import pages
 from arena.web.botpage import bot_names
+from arena.web.hosts import KnownHosts
 from arena.web.overview import status
 from arena.web.play import SOCKET_URL, Tables
 from arena.web.readonly import RatingsMemo, ReadOnlyStore
@@ -170,14 +171,17 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(db: Path, play: bool = False) -> ASGIApp:
+def create_app(db: Path, play: bool = False, host: str = "127.0.0.1", allowed: Sequence[str] = ()) -> ASGIApp:
     """The web app over the results database at ``db`` (opened read-only per request);
-    ``play``: visitors may play the bots at ``/play/`` (games are recorded there)."""
+    ``play``: visitors may play the bots at ``/play/`` (games are recorded there); it
+    answers only the names of ``host``, the address it listens on, and ``allowed``
+    (:mod:`arena.web.hosts`)."""
     app = Starlette(routes=routes(_Site(db, play)))
-    return _SecurityHeaders(app)
+    return KnownHosts(_SecurityHeaders(app), host, allowed)
 
 
-def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play: bool = False) -> None:
+def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play: bool = False,
+          allowed: Sequence[str] = ()) -> None:
     """Serve the app until Ctrl+C; ``announce`` is told the address once it listens."""
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
@@ -186,8 +190,8 @@ def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play:
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(partial(hypercorn_serve, cast(ASGIFramework, create_app(db, play)), config,
-                                                 mode="asgi"))
+            app = cast(ASGIFramework, create_app(db, play, host, allowed))
+            binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
             for bound in binds:
                 announce(f"{bound}/")
 

@@ -17,7 +17,6 @@ the ``Origin`` header is checked against ``Host``, and a loopback server refuses
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 from pathlib import Path
 from typing import Any, Final
@@ -38,6 +37,7 @@ from arena.sandbox import Sandbox
 from arena.text import printable
 from arena.tournament.store import Store
 from arena.web import site
+from arena.web.hosts import is_loopback
 from arena.web.pages import Page
 from arena.web.playtable import Table, offered, seat_table
 from arena.web.readonly import ReadOnlyStore
@@ -55,17 +55,6 @@ STOPPING_S: Final = 10
 """How long a game may take to end and be recorded once the server is stopping."""
 
 
-def _loopback(name: str | None) -> bool:
-    if name is None:
-        return False
-    if name.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
 def _refusal(websocket: WebSocket) -> str | None:
     """Why this WebSocket may not open a table (None if it may)."""
     host = websocket.headers.get("host", "")
@@ -73,7 +62,7 @@ def _refusal(websocket: WebSocket) -> str | None:
     if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
         return "a table can be opened only from this site's own play page"
     server = websocket.scope.get("server")
-    if server and _loopback(str(server[0])) and not _loopback(urlsplit(f"//{host}").hostname):
+    if server and is_loopback(str(server[0])) and not is_loopback(urlsplit(f"//{host}").hostname):
         return "this server answers play requests under a loopback name only (127.0.0.1, localhost, [::1])"
     return None
 

@@ -9,6 +9,7 @@ import sqlite3
 import tempfile
 from contextlib import closing
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from webtools import PAYLOADS, STDERR_PAYLOAD, Server, WebData, arena, start_server, stop_server
@@ -37,6 +38,24 @@ def test_nothing_outside_the_pages_and_the_static_folder_is_served(server: Serve
     status, _, body = server.get(path)
     assert status in (400, 404), (path, status)
     assert not any(secret in body for secret in SECRETS), path
+
+
+def get_as(server: Server, host: str) -> str:
+    """The status line of ``GET /`` with this ``Host``."""
+    where = urlsplit(server.url)
+    with socket.create_connection((where.hostname, where.port), timeout=10) as connection:
+        connection.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        return connection.recv(4096).decode("latin-1").split("\r\n")[0]
+
+
+def test_pages_are_refused_under_another_sites_name(server: Server) -> None:
+    """A page of another site that makes its own name lead to this machine (DNS rebinding)
+    reads nothing: a loopback server answers loopback names only."""
+    port = urlsplit(server.url).port
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+        assert " 200 " in get_as(server, host), host
+    for host in (f"evil.example:{port}", f"10.0.0.7:{port}", "", f"127.0.0.1.evil.example:{port}"):
+        assert " 421 " in get_as(server, host), host
 
 
 def test_it_answers_reads_only(server: Server) -> None:
