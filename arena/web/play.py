@@ -53,6 +53,8 @@ ANSWER_CHARS: Final = 200
 POLICY_VIOLATION: Final = 1008
 STOPPING_S: Final = 10
 """How long a game may take to end and be recorded once the server is stopping."""
+FIRST_MESSAGE_S: Final = 30.0
+"""How long a new play socket may stay silent before it is closed."""
 
 
 def _refusal(websocket: WebSocket) -> str | None:
@@ -65,6 +67,17 @@ def _refusal(websocket: WebSocket) -> str | None:
     if server and is_loopback(str(server[0])) and not is_loopback(urlsplit(f"//{host}").hostname):
         return "this server answers play requests under a loopback name only (127.0.0.1, localhost, [::1])"
     return None
+
+
+async def _first_message(websocket: WebSocket) -> object:
+    """The table the page asks for, sent first; ArenaError when it is not JSON or does not
+    come within :data:`FIRST_MESSAGE_S` (an idle socket holds nothing for long)."""
+    with trio.move_on_after(FIRST_MESSAGE_S):
+        try:
+            return await websocket.receive_json()
+        except ValueError:  # not JSON, or a number past Python's digit limit
+            raise ArenaError("the page sent no table") from None
+    raise ArenaError(f"no table asked for within {FIRST_MESSAGE_S:.0f} s")
 
 
 class Tables:
@@ -90,7 +103,7 @@ class Tables:
             return
         await websocket.accept()
         try:
-            choice = await websocket.receive_json()
+            choice = await _first_message(websocket)
             if not self.enabled:
                 raise ArenaError("playing is off on this server: start `arena serve` with --play")
             if self.playing >= MAX_TABLES:
@@ -105,7 +118,7 @@ class Tables:
                 self.playing -= 1
         except WebSocketDisconnect:
             return
-        except (ArenaError, json.JSONDecodeError) as error:
+        except ArenaError as error:
             await _send(websocket, {"type": "error", "message": str(error)})
         await _close(websocket)
 

@@ -22,8 +22,10 @@ import pytest
 from webtools import Server, Watched, arena, assert_clean, screenshot, start_server, stop_server
 
 from arena.botspec import load_manifest
+from arena.cli.human_record import PlayError
 from arena.tournament.registry import install
 from arena.tournament.store import MatchRecord, Store
+from arena.web.playtable import seat_table
 
 SHORT = "lives=1 free_ride=no"
 """Scat to one life, no free ride: a match of one round, a handful of decisions."""
@@ -221,3 +223,13 @@ def test_ctrl_c_on_the_server_mid_match_records_the_match_as_abandoned_and_keeps
     assert match.reason == "abandoned: the server stopped while hana played"
     with Store(db) as store:
         assert {v.bot for v in store.versions()} == {"@hana", "random"}  # nothing else written, nothing lost
+
+
+@pytest.mark.parametrize(("key", "value"), [("seat", "²"), ("seat", -1), ("seed", "1" * 5000), ("seed", -5),
+                                            ("seed", 2**64), ("seed", True)])
+def test_a_table_asked_with_a_bad_number_is_refused_in_one_sentence(tmp_path: Path, key: str, value: object) -> None:
+    db = tmp_path / "arena.db"
+    with Store(db):
+        pass
+    with pytest.raises(PlayError, match=f"^{key}: expected a whole number from 0 to 2\\^64 - 1, not "):
+        seat_table(db, {"variant": "scat", "bots": ["random"], "name": "ivy", key: value})
