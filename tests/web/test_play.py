@@ -100,7 +100,7 @@ def test_a_whole_match_is_played_by_clicks_and_keys_stored_and_replayed(
     assert shown.returncode == 0 and "@carol" in shown.stdout, shown.stderr
     page.click("#play-replay")
     page.wait_for_selector("#replay-log li")
-    assert page.url.endswith(f"/m/{match.id}/")
+    assert page.url.split("#")[0].endswith(f"/m/{match.id}/")  # the viewer may add its step to the address
     page.keyboard.press("End")
     assert page.locator("#replay-result .final tbody tr").count() == 2
     assert_clean(tab)
