@@ -19,6 +19,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from py_compile import PycInvalidationMode
 from typing import Final
 
 import msgspec
@@ -79,7 +80,8 @@ def unpack(data: bytes, digest: str, target: Path) -> None:
         if found != digest:
             raise BotCacheError(f"bot {digest[:12]}: the files received hash to {found[:12]}, not to the hash "
                                 "they were sent under")
-        compileall.compile_dir(staging, quiet=2, workers=1)
+        # bytecode checked against its source when loaded: a changed .pyc beside a verified source is not run
+        compileall.compile_dir(staging, quiet=2, workers=1, invalidation_mode=PycInvalidationMode.CHECKED_HASH)
         _read_only(staging)
         try:
             staging.rename(target)

@@ -16,6 +16,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
+from py_compile import PycInvalidationMode
 from typing import Final
 
 from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot
@@ -65,7 +66,8 @@ def _copy(folder: Path, target: Path) -> None:
             destination = staging / path.relative_to(folder)
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, destination)
-        compileall.compile_dir(staging, quiet=2, workers=1)
+        # bytecode checked against its source when loaded: a changed .pyc beside a verified source is not run
+        compileall.compile_dir(staging, quiet=2, workers=1, invalidation_mode=PycInvalidationMode.CHECKED_HASH)
         for root, dirs, files in os.walk(staging):
             for name in files:
                 mode = os.stat(Path(root, name)).st_mode
