@@ -138,11 +138,16 @@ class SeriesState(MatchState):
             if candidate is action:
                 break
         else:
-            if action not in legal:
-                raise self._illegal(action)
-            action = Action.of(action.kind, *action.cards, arg=action.arg)  # families compare interned ones
+            action = self._interned(legal, action)
         self._legal = None
         self._act(self._seat, action)
+
+    def _interned(self, legal: list[Action], action: Action) -> Action:
+        """The interned legal action equal to ``action`` (families compare actions by
+        identity); IllegalActionError if none is.  Only for an action not already one."""
+        if action not in legal:
+            raise self._illegal(action)
+        return Action.of(action.kind, *action.cards, arg=action.arg)
 
     def forfeit(self, seat: int) -> None:
         if self.outcome is not None or not self.seats.active[seat]:
@@ -169,9 +174,10 @@ class SeriesState(MatchState):
     def _legal_now(self) -> list[Action]:
         """The legal actions of the seat to move (a round is being played)."""
 
-    @abstractmethod
     def _act(self, seat: int, action: Action) -> None:
-        """Carry out ``seat``'s legal ``action``."""
+        """Carry out ``seat``'s legal ``action``: every family does, or overrides
+        :meth:`apply` with its moves inline (Thirty-One, the arena's hottest path)."""
+        raise NotImplementedError(f"{type(self).__name__} carries out no actions")
 
     def _leave(self, seat: int) -> None:
         """Take ``seat`` out of the match (it forfeited)."""

@@ -175,7 +175,17 @@ class ThirtyOneState(SeriesState):
 
     _legal_now = legal_actions
 
-    def _act(self, seat: int, action: Action) -> None:
+    def apply(self, action: Action) -> None:
+        """The series' apply with this family's moves inline (no ``_act``): one call fewer
+        at every decision of the arena's most played family."""
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        for candidate in legal:  # identity first: legal actions are interned
+            if candidate is action:
+                break
+        else:
+            action = self._interned(legal, action)
+        self._legal = None
+        seat = self._seat
         kind = action.kind
         hand = self.hands[seat]
         if kind == "discard":
