@@ -19,8 +19,10 @@ import typer
 from tabulate import tabulate
 
 from arena.cli._app import OptionPairs, app, user_errors
-from arena.cli.human_match import Played, Seating, person_clock, play_seated, sole_error
-from arena.cli.human_record import (
+from arena.cli.play import probe_sandbox
+from arena.deals import opaque_id
+from arena.human.match import Played, Seating, person_clock, play_seated, sole_error
+from arena.human.record import (
     PLAY,
     Deal,
     PlayError,
@@ -32,8 +34,6 @@ from arena.cli.human_record import (
     the_deal,
     versions_of,
 )
-from arena.cli.play import probe_sandbox
-from arena.deals import opaque_id
 from arena.human.table import seat_names
 from arena.human.terminal import Terminal
 from arena.referee import Abandon, TimeControl

@@ -13,7 +13,9 @@ shown is built here once, for every front:
 * :mod:`view`: what the person sees at a decision or at the end, as a structure;
 * :mod:`render`: that structure as plain text;
 * :mod:`parse`: what the person typed, made into one legal action or a refusal that says why;
-* :mod:`terminal`: the terminal front.
+* :mod:`terminal`: the terminal front; :mod:`webfront`, the web page's;
+* :mod:`match`: a match with a person's seat, played through the referee with any front;
+* :mod:`record`: such a match stored under the competition ``play``, the person as ``@NAME``.
 
 Nothing is imported here: the relay process imports this package and must start fast.
 """

@@ -3,9 +3,9 @@ seat, referee and recording as ``arena play``.
 
 ``/play/`` is a page like the others (read-only: the form's choices); the game itself runs
 over one WebSocket per table, ``/play/socket``.  The page sends the table it wants, then
-its answers; the server runs :func:`arena.cli.human_match.play_seated` in its own trio
+its answers; the server runs :func:`arena.human.match.play_seated` in its own trio
 loop with a :class:`arena.human.webfront.WebFront` as the person's front, sends each screen
-as JSON, and records the game with :func:`arena.cli.human_record.record` as ``arena play``
+as JSON, and records the game with :func:`arena.human.record.record` as ``arena play``
 does.  The socket closing (the tab closed) or a ``leave`` message abandons the match.
 
 Only a page of this site, reached under a loopback name when the server listens on a
@@ -26,10 +26,10 @@ import trio
 from starlette.requests import Request
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arena.cli.human_match import Played, person_clock, play_seated
-from arena.cli.human_record import PLAY, record
 from arena.deals import opaque_id
 from arena.errors import ArenaError
+from arena.human.match import Played, person_clock, play_seated
+from arena.human.record import PLAY, record
 from arena.human.table import seat_names
 from arena.human.webfront import WebFront
 from arena.referee import Abandon, TimeControl

@@ -2,7 +2,7 @@
 
 A visitor names bots only from the list offered: the bundled bots and the registered ones
 (never a folder, which would run any code on the machine).  The chosen table is checked
-and registered as ``arena play`` does it (:mod:`arena.cli.human_record`): the bots as
+and registered as ``arena play`` does it (:mod:`arena.human.record`): the bots as
 tournament entrants, the person as ``@NAME``, the deal from the ``play`` key or a
 public seed.  This is the only part of the web app that writes the database, and it
 writes only what ``arena play`` writes.
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.botspec import BOTS_DIR, load_manifest
-from arena.cli.human_match import Seating
-from arena.cli.human_record import Deal, PlayError, check_person, person_version, the_deal, versions_of
+from arena.human.match import Seating
+from arena.human.record import Deal, PlayError, check_person, person_version, the_deal, versions_of
 from arena.rules import get_variant, parse_option_pairs, variants
 from arena.tournament.registry import bundled_names
 from arena.tournament.store import Store, VersionRow

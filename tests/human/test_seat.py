@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from arena.botspec import find_bot
-from arena.cli.human_match import Played, Seating, person_clock, play_seated
+from arena.human.match import Played, Seating, person_clock, play_seated
 from arena.human.render import decision_text
 from arena.human.view import Decision, Ending
 from arena.referee import Abandon, FaultKind, TimeControl

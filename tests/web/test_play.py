@@ -22,7 +22,7 @@ import pytest
 from webtools import Server, Watched, arena, assert_clean, screenshot, start_server, stop_server
 
 from arena.botspec import load_manifest
-from arena.cli.human_record import PlayError
+from arena.human.record import PlayError
 from arena.tournament.registry import install
 from arena.tournament.store import MatchRecord, Store
 from arena.web.playtable import seat_table

@@ -24,7 +24,7 @@ import trio
 
 from arena.botspec import BotManifest
 from arena.cards import Seed
-from arena.cli.human_record import PlayError
+from arena.human.record import PlayError
 from arena.human.seat import VERSION, Front, serve
 from arena.human.view import Ending
 from arena.referee import Abandon, Bot, BotFault, Clock, MatchResult, TimeControl, open_bots, play_match
