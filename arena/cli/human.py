@@ -21,7 +21,7 @@ from tabulate import tabulate
 from arena.cli._app import OptionPairs, app, user_errors
 from arena.cli.play import probe_sandbox
 from arena.deals import opaque_id
-from arena.human.match import Played, Seating, person_clock, play_seated, sole_error
+from arena.human.match import Played, Seating, person_clock, play_seated, sole_error, take_seats
 from arena.human.record import (
     PLAY,
     Deal,
@@ -29,10 +29,7 @@ from arena.human.record import (
     check_person,
     history,
     known_people,
-    person_version,
     record,
-    the_deal,
-    versions_of,
 )
 from arena.human.table import seat_names
 from arena.human.terminal import Terminal
@@ -102,14 +99,8 @@ def play_command(
         raise PlayError(f"--seat {seat}: with {counted(len(bot), 'bot')} the seats are 0 to {players - 1}")
     options = parse_option_pairs(option or [])
     game.resolve(options)  # refuse bad options before anything starts
-    with Store(db) as store:
-        entrants = versions_of(store, bot, game.name)
-        versions = [v for v, _ in entrants]
-        versions.insert(seat, person_version(store, person))
-        dealt = the_deal(store, game.name, players, seed, deal)
-    who = [v.bot for v, _ in entrants]
-    who.insert(seat, person)
-    seating = Seating(game, options, seat, person, [m for _, m in entrants], who)
+    table = take_seats(db, game, options, seat, person, bot, seed, deal)
+    seating, versions, dealt = table.seating, table.versions, table.deal
     abandon = Abandon()
     try:
         played = trio.run(_play, seating, dealt, abandon, person_clock(move_seconds))

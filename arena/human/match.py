@@ -18,18 +18,20 @@ import socket
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import trio
 
 from arena.botspec import BotManifest
 from arena.cards import Seed
-from arena.human.record import PlayError
+from arena.human.record import Deal, PlayError, person_version, the_deal, versions_of
 from arena.human.seat import VERSION, Front, serve
 from arena.human.view import Ending
 from arena.referee import Abandon, Bot, BotFault, Clock, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import Variant
 from arena.sandbox import Sandbox
+from arena.tournament.store import Store, VersionRow
 
 __all__ = ["UNLIMITED_MS", "Played", "Seating", "person_clock", "play_seated", "sole_error"]
 
@@ -61,6 +63,30 @@ class Seating:
     @property
     def players(self) -> int:
         return len(self.bots) + 1
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table ready to play: who sits where, the versions to record, the deal."""
+
+    seating: Seating
+    versions: list[VersionRow]
+    deal: Deal
+
+
+def take_seats(db: Path, variant: Variant, options: Mapping[str, Any], seat: int, person: str,
+               bots: Sequence[str], seed: int | None, deal: int | None) -> Table:
+    """The person in ``seat`` and ``bots`` in the others, in order, each registered as
+    :mod:`arena.human.record` stores them, and the deal: a public ``seed``, deal ``deal``
+    of the ``play`` key, or the next deal of it."""
+    with Store(db) as store:
+        entrants = versions_of(store, bots, variant.name)
+        versions = [v for v, _ in entrants]
+        versions.insert(seat, person_version(store, person))
+        dealt = the_deal(store, variant.name, len(bots) + 1, seed, deal)
+    who = [v.bot for v, _ in entrants]
+    who.insert(seat, person)
+    return Table(Seating(variant, options, seat, person, [m for _, m in entrants], who), versions, dealt)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.deals import opaque_id
 from arena.errors import ArenaError
-from arena.human.match import Played, person_clock, play_seated
+from arena.human.match import Played, Table, person_clock, play_seated
 from arena.human.record import PLAY, record
 from arena.human.table import seat_names
 from arena.human.webfront import WebFront
@@ -39,7 +39,7 @@ from arena.tournament.store import Store
 from arena.web import site
 from arena.web.hosts import is_loopback
 from arena.web.pages import Page
-from arena.web.playtable import Table, offered, seat_table
+from arena.web.playtable import offered, seat_table
 from arena.web.readonly import ReadOnlyStore
 
 __all__ = ["PLAY_PAGE", "SOCKET_URL", "Tables"]

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.botspec import BOTS_DIR, load_manifest
-from arena.human.match import Seating
-from arena.human.record import Deal, PlayError, check_person, person_version, the_deal, versions_of
+from arena.human.match import Table, take_seats
+from arena.human.record import PlayError, check_person
 from arena.rules import get_variant, parse_option_pairs, variants
 from arena.tournament.registry import bundled_names
-from arena.tournament.store import Store, VersionRow
+from arena.tournament.store import VersionRow
 from arena.web.readonly import ReadOnlyStore
 
-__all__ = ["Table", "offered", "seat_table"]
+__all__ = ["offered", "seat_table"]
 
 
 def _login() -> str:
@@ -60,15 +59,6 @@ def offered(store: ReadOnlyStore) -> dict[str, Any]:
               "max": variant.max_players, "options": {k: str(v) for k, v in variant.defaults().items()}}
              for name, variant in variants().items()]
     return {"variants": shown, "bots": _bots(store), "name": _login()}
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table ready to play: who sits where, the versions to record, the deal."""
-
-    seating: Seating
-    versions: list[VersionRow]
-    deal: Deal
 
 
 def _text(choice: Mapping[str, Any], key: str) -> str:
@@ -111,12 +101,4 @@ def seat_table(db: Path, choice: Mapping[str, Any]) -> Table:
         raise PlayError(f"seat {seat}: at a table of {players} the seats are 0 to {players - 1}")
     options = parse_option_pairs(_text(choice, "options").replace(",", " ").split())
     game.resolve(options)  # refuse bad options before anything starts
-    seed = _number(choice, "seed")
-    with Store(db) as store:
-        entrants = versions_of(store, bots, game.name)
-        versions = [v for v, _ in entrants]
-        versions.insert(seat, person_version(store, person))
-        dealt = the_deal(store, game.name, players, seed, None)
-    who = [v.bot for v, _ in entrants]
-    who.insert(seat, person)
-    return Table(Seating(game, options, seat, person, [m for _, m in entrants], who), versions, dealt)
+    return take_seats(db, game, options, seat, person, bots, _number(choice, "seed"), None)
