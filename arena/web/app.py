@@ -17,6 +17,7 @@ template, so a new page (a table where a person plays the bots, say) is a route 
 from __future__ import annotations
 
 import html
+import signal
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -48,6 +49,8 @@ from arena.web.site import STATIC_DIR
 __all__ = ["STATUS_URL", "create_app", "routes", "serve"]
 
 STATUS_URL: Final = "/api/status.json"
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+"""What stops ``arena serve``: Ctrl+C, or ``kill`` by a service manager."""
 HEADERS: Final = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -189,15 +192,22 @@ def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play:
     config.accesslog = None
 
     async def main() -> None:
+        # The stop signal is received as a message and stops the server by cancellation: a
+        # KeyboardInterrupt raised at whatever line happened to run could leave a library
+        # mid-step and the server hanging.  Once it is stopping, a second Ctrl+C interrupts.
         async with trio.open_nursery() as nursery:
-            app = cast(ASGIFramework, create_app(db, play, host, allowed))
-            binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
-            for bound in binds:
-                announce(f"{bound}/")
+            with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+                app = cast(ASGIFramework, create_app(db, play, host, allowed))
+                binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
+                for bound in binds:
+                    announce(f"{bound}/")
+                async for _ in signals:
+                    break
+            nursery.cancel_scope.cancel()
 
     try:
         trio.run(main)
-    except KeyboardInterrupt:  # Ctrl+C: the server's way to stop
+    except KeyboardInterrupt:  # a second Ctrl+C while the server stopped
         return
     except BaseExceptionGroup as group:
         _, rest = group.split(KeyboardInterrupt)  # Ctrl+C, as the server's tasks saw it

@@ -4,6 +4,7 @@ serve, that it never writes the database, and its errors."""
 from __future__ import annotations
 
 import hashlib
+import signal
 import socket
 import sqlite3
 import tempfile
@@ -114,6 +115,13 @@ def test_the_server_never_writes_the_database_even_when_its_ratings_cache_is_sta
     assert _digest(db) == before
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as check:
         assert check.execute("SELECT COUNT(*) FROM rated").fetchone()[0] == 0
+
+
+def test_a_service_manager_stops_the_server_as_ctrl_c_does(web_data: WebData) -> None:
+    """SIGTERM (``kill``, systemd) is a stop like Ctrl+C: a clean exit, not a killed process."""
+    server = start_server(web_data.db)
+    assert server.get("/")[0] == 200
+    stop_server(server, signal.SIGTERM)
 
 
 def test_serve_names_a_missing_database(tmp_path: Path) -> None:

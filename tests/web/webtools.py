@@ -171,8 +171,9 @@ class Server:
 
 def start_server(db: Path) -> Server:
     """``arena serve --port 0`` over ``db``, once it listens."""
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # SIGABRT dumps every thread: what a hung server waits on
     process = subprocess.Popen(arena_command("serve", "--db", db, "--port", "0"), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True, env=env)
     assert process.stdout is not None
     line = process.stdout.readline()
     if "http://" not in line:
@@ -181,16 +182,20 @@ def start_server(db: Path) -> Server:
     return Server(re.search(r"http://\S+", line).group().rstrip("/"), process)  # type: ignore[union-attr]
 
 
-def stop_server(server: Server) -> None:
-    """Stop it as Ctrl+C would; it must exit cleanly."""
-    server.process.send_signal(signal.SIGINT)
+def stop_server(server: Server, how: signal.Signals = signal.SIGINT) -> None:
+    """Stop it as Ctrl+C (or ``how``) would; it must exit cleanly."""
+    server.process.send_signal(how)
     try:
-        server.process.communicate(timeout=15)
+        _, err = server.process.communicate(timeout=15)
     except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.communicate()
-        raise AssertionError("arena serve did not stop on Ctrl+C") from None
-    assert server.process.returncode == 0, server.process.returncode
+        server.process.send_signal(signal.SIGABRT)
+        try:
+            _, err = server.process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            _, err = server.process.communicate()
+        raise AssertionError(f"arena serve did not stop on {how.name}; where it was:\n{err[-6000:]}") from None
+    assert server.process.returncode == 0, (server.process.returncode, err[-3000:])
 
 
 def browser_missing() -> str | None:
