@@ -21,14 +21,17 @@ def home() -> Iterator[Path]:
     yield from scratch()
 
 
-def slow_file(home: Path) -> Path:
+def slow_file(home: Path, deals: int = 3) -> Path:
+    """Two matches per deal, made slow by the dawdler."""
     return tournament_file(home, "slow", [copy_bot(BOTS_DIR / "random", home / "random"), TEST_BOTS / "dawdler"],
-                           [("scat", [2])], deals=3)
+                           [("scat", [2])], deals=deals)
 
 
 @pytest.mark.parametrize("how", ["symlink", "hard link", "another spelling"])
 def test_a_second_run_through_another_path_to_the_database_is_refused(home: Path, how: str) -> None:
-    path, db = slow_file(home), home / "arena.db"
+    # far longer than the test waits (it is stopped once checked): however loaded the
+    # machine, the first run is still playing when the second starts
+    path, db = slow_file(home, deals=200), home / "arena.db"
     Store(db).close()
     other = {"symlink": home / "via-link.db", "hard link": home / "hard.db",
              "another spelling": home / "x" / ".." / "arena.db"}[how]
