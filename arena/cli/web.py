@@ -38,6 +38,10 @@ def serve(
                                  "machine and is recorded in the database, as `arena play` records it). Default: on "
                                  "when --host is a loopback address, off otherwise, since any visitor could then "
                                  "start processes here.")] = None,
+    seat_seconds: Annotated[int, typer.Option(
+        help="A visitor's longest time per decision at /play/, seconds (the form may ask for less); past it the "
+             "visitor's seat is out of the match, as a bot would be, so an idle visitor frees the table.",
+        min=1)] = 600,
 ) -> None:
     """Show the results in a browser: a local, read-only web app over the results database.
 
@@ -72,7 +76,7 @@ def serve(
             typer.echo(f"play the bots at {address}play/")
 
     try:
-        serve_app(db, host, port, announce, play, allowed_host or ())
+        serve_app(db, host, port, announce, play, allowed_host or (), seat_seconds)
     except OSError as error:
         raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}; choose another --port "
                    "(0 picks a free one)") from None

@@ -41,7 +41,7 @@ from arena.web import pages
 from arena.web.botpage import bot_names
 from arena.web.hosts import KnownHosts
 from arena.web.overview import status
-from arena.web.play import SOCKET_URL, Tables
+from arena.web.play import LONGEST_S, SOCKET_URL, Tables
 from arena.web.readonly import RatingsMemo, ReadOnlyStore
 from arena.web.render import CONTENT_SECURITY_POLICY, render
 from arena.web.site import STATIC_DIR
@@ -66,10 +66,10 @@ class _Site:
     """What every request of one app shares: the database's path, the ratings memo and the
     games being played (``play``: whether visitors may play)."""
 
-    def __init__(self, db: Path, play: bool = False) -> None:
+    def __init__(self, db: Path, play: bool = False, seat_seconds: int = LONGEST_S) -> None:
         self.db = db
         self.memo = RatingsMemo()
-        self.tables = Tables(db, play)
+        self.tables = Tables(db, play, seat_seconds)
 
     def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
         """The endpoint that renders the page ``build`` makes for a request."""
@@ -174,17 +174,18 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(db: Path, play: bool = False, host: str = "127.0.0.1", allowed: Sequence[str] = ()) -> ASGIApp:
+def create_app(db: Path, play: bool = False, host: str = "127.0.0.1", allowed: Sequence[str] = (),
+               seat_seconds: int = LONGEST_S) -> ASGIApp:
     """The web app over the results database at ``db`` (opened read-only per request);
-    ``play``: visitors may play the bots at ``/play/`` (games are recorded there); it
-    answers only the names of ``host``, the address it listens on, and ``allowed``
-    (:mod:`arena.web.hosts`)."""
-    app = Starlette(routes=routes(_Site(db, play)))
+    ``play``: visitors may play the bots at ``/play/`` (games are recorded there), with at
+    most ``seat_seconds`` per decision; it answers only the names of ``host``, the address
+    it listens on, and ``allowed`` (:mod:`arena.web.hosts`)."""
+    app = Starlette(routes=routes(_Site(db, play, seat_seconds)))
     return KnownHosts(_SecurityHeaders(app), host, allowed)
 
 
 def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play: bool = False,
-          allowed: Sequence[str] = ()) -> None:
+          allowed: Sequence[str] = (), seat_seconds: int = LONGEST_S) -> None:
     """Serve the app until Ctrl+C; ``announce`` is told the address once it listens."""
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
@@ -197,7 +198,7 @@ def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play:
         # mid-step and the server hanging.  Once it is stopping, a second Ctrl+C interrupts.
         async with trio.open_nursery() as nursery:
             with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-                app = cast(ASGIFramework, create_app(db, play, host, allowed))
+                app = cast(ASGIFramework, create_app(db, play, host, allowed, seat_seconds))
                 binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
                 for bound in binds:
                     announce(f"{bound}/")

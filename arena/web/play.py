@@ -39,7 +39,7 @@ from arena.tournament.store import Store
 from arena.web import site
 from arena.web.hosts import is_loopback
 from arena.web.pages import Page
-from arena.web.playtable import offered, seat_table
+from arena.web.playtable import offered, seat_seconds, seat_table
 from arena.web.readonly import ReadOnlyStore
 
 __all__ = ["PLAY_PAGE", "SOCKET_URL", "Tables"]
@@ -55,6 +55,9 @@ STOPPING_S: Final = 10
 """How long a game may take to end and be recorded once the server is stopping."""
 FIRST_MESSAGE_S: Final = 30.0
 """How long a new play socket may stay silent before it is closed."""
+LONGEST_S: Final = 600
+"""A visitor's longest time per decision by default (``arena serve --seat-seconds``): past
+it the seat is out of the match, as a bot would be, so an idle visitor frees the table."""
 
 
 def _refusal(websocket: WebSocket) -> str | None:
@@ -83,16 +86,19 @@ async def _first_message(websocket: WebSocket) -> object:
 class Tables:
     """The play page and the games being played on one server."""
 
-    def __init__(self, db: Path, enabled: bool) -> None:
+    def __init__(self, db: Path, enabled: bool, longest_s: int = LONGEST_S) -> None:
         self.db = db
         self.enabled = enabled
+        self.longest_s = longest_s
+        """The longest time per decision a visitor may take or choose, seconds."""
         self.playing = 0
         self._sandbox: Sandbox | None = None
         self._probing = trio.Lock()
 
     def page(self, store: ReadOnlyStore, _: Request) -> Page:
         """The form (the variants and bots offered), or why playing is off."""
-        context = {"enabled": self.enabled, "socket": SOCKET_URL, "offered": offered(store) if self.enabled else {}}
+        choices = offered(store, self.longest_s) if self.enabled else {}
+        context = {"enabled": self.enabled, "socket": SOCKET_URL, "offered": choices}
         return Page(PLAY_PAGE, "play.html", "play", context)
 
     async def socket(self, websocket: WebSocket) -> None:
@@ -110,10 +116,11 @@ class Tables:
                 raise ArenaError(f"{MAX_TABLES} games are being played on this server: try again when one ends")
             if not isinstance(choice, dict):
                 raise ArenaError("the page sent no table")
+            seconds = seat_seconds(choice, self.longest_s)
             self.playing += 1
             try:
                 table = await trio.to_thread.run_sync(seat_table, self.db, choice)
-                await self._play(websocket, table)
+                await self._play(websocket, table, seconds)
             finally:
                 self.playing -= 1
         except WebSocketDisconnect:
@@ -129,7 +136,7 @@ class Tables:
                 self._sandbox = await Sandbox.probe()
             return self._sandbox
 
-    async def _play(self, websocket: WebSocket, table: Table) -> None:
+    async def _play(self, websocket: WebSocket, table: Table, seconds: int) -> None:
         seating, dealt = table.seating, table.deal
         front = WebFront()
         abandon = Abandon()
@@ -157,7 +164,8 @@ class Tables:
                     front.answer(message["question"], str(message.get("text", ""))[:ANSWER_CHARS])
 
         await _send(websocket, {"type": "seated", "players": seating.who, "seat": seating.seat,
-                                "variant": seating.variant.name, "options": dict(seating.options)})
+                                "variant": seating.variant.name, "options": dict(seating.options),
+                                "seconds": seconds})
         sandbox = await self.sandbox()
         game = trio.CancelScope(shield=True)
         recorded = trio.Event()
@@ -180,7 +188,7 @@ class Tables:
                 try:
                     played = await play_seated(seating, front, seed=dealt.seed,
                                                match_id=opaque_id(dealt.seed, f"{PLAY}-{dealt.number}"),
-                                               bot_clock=TimeControl(), clock=person_clock(None), sandbox=sandbox,
+                                               bot_clock=TimeControl(), clock=person_clock(seconds), sandbox=sandbox,
                                                abandon=abandon)
                 finally:
                     front.close()

@@ -23,7 +23,7 @@ from arena.tournament.registry import bundled_names
 from arena.tournament.store import VersionRow
 from arena.web.readonly import ReadOnlyStore
 
-__all__ = ["offered", "seat_table"]
+__all__ = ["offered", "seat_seconds", "seat_table"]
 
 
 def _login() -> str:
@@ -52,13 +52,24 @@ def _bots(store: ReadOnlyStore) -> list[dict[str, Any]]:
     return found
 
 
-def offered(store: ReadOnlyStore) -> dict[str, Any]:
+def offered(store: ReadOnlyStore, longest_s: int) -> dict[str, Any]:
     """The play form's choices: every variant (its table sizes and option defaults), the
-    bots, and a default name."""
+    bots, a default name, and the longest time per decision the server allows."""
     shown = [{"name": name, "description": variant.description, "min": variant.min_players,
               "max": variant.max_players, "options": {k: str(v) for k, v in variant.defaults().items()}}
              for name, variant in variants().items()]
-    return {"variants": shown, "bots": _bots(store), "name": _login()}
+    return {"variants": shown, "bots": _bots(store), "name": _login(), "longest": longest_s}
+
+
+def seat_seconds(choice: Mapping[str, Any], longest_s: int) -> int:
+    """The person's time per decision the form asks for (seconds; none asked: the server's
+    longest, ``longest_s``); :class:`PlayError` past it or below one second."""
+    seconds = _number(choice, "seconds")
+    if seconds is None:
+        return longest_s
+    if not 1 <= seconds <= longest_s:
+        raise PlayError(f"seconds per decision: 1 to {longest_s} on this server, not {seconds}")
+    return seconds
 
 
 def _text(choice: Mapping[str, Any], key: str) -> str:

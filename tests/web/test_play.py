@@ -25,7 +25,7 @@ from arena.botspec import load_manifest
 from arena.human.record import PlayError
 from arena.tournament.registry import install
 from arena.tournament.store import MatchRecord, Store
-from arena.web.playtable import seat_table
+from arena.web.playtable import seat_seconds, seat_table
 
 SHORT = "lives=1 free_ride=no"
 """Scat to one life, no free ride: a match of one round, a handful of decisions."""
@@ -47,9 +47,12 @@ def play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serv
         stop_server(running)
 
 
-def sit_down(page: Any, url: str, *, name: str, seed: int) -> None:
-    """Open the play page and take seat 0 at scat, against random, in a short match."""
+def sit_down(page: Any, url: str, *, name: str, seed: int, seconds: int | None = None) -> None:
+    """Open the play page and take seat 0 at scat, against random, in a short match (with
+    ``seconds`` per decision, if given)."""
     page.goto(f"{url}/play/")
+    if seconds is not None:
+        page.fill("#play-seconds", str(seconds))
     page.select_option("#play-variant", "scat")
     page.select_option("#play-players", "2")
     page.select_option("#play-bots select", "random")
@@ -157,6 +160,34 @@ def test_leaving_by_the_button_or_by_closing_the_tab_records_an_abandoned_match(
         time.sleep(0.1)
     assert [m.reason for m in closed] == ["abandoned: frank left the match (closed the page)"]
     assert closed[0].seats[0].decisions == 0  # stopped at the first question, before any answer
+
+
+def test_a_visitor_who_does_not_answer_in_time_is_out_of_the_match_and_told(
+        tab: Watched, play_server: tuple[Server, Path]) -> None:
+    """The time per decision the form asks for is the seat's clock: the countdown shows it,
+    and past it the seat is out as a bot's would be, while the bots play the match out."""
+    server, db = play_server
+    page = tab.page
+    sit_down(page, server.url, name="jack", seed=11, seconds=2)
+    assert next_screen(page) == "ask"
+    assert page.inner_text("#play-status") in ("your move: 2 s", "your move: 1 s")
+    page.wait_for_selector("#play-recorded", timeout=WAIT_MS)
+    faults = page.inner_text("#play-recorded")
+    assert "Your seat faulted (timeout): no answer within 2000 ms" in faults, faults
+    with Store(db) as store:
+        jack = {v.id for v in store.versions() if v.bot == "@jack"}
+    [match] = [m for m in stored(db) if m.seats[0].version in jack]
+    assert not match.reason.startswith("abandoned") and match.seats[0].faults == 1
+    assert_clean(tab)
+
+
+@pytest.mark.parametrize(("asked", "said"), [("0", "1 to 600 on this server, not 0"),
+                                             ("601", "1 to 600 on this server, not 601"),
+                                             ("soon", "expected a whole number")])
+def test_a_time_per_decision_past_the_servers_longest_is_refused(asked: str, said: str) -> None:
+    assert seat_seconds({}, 600) == 600 and seat_seconds({"seconds": "45"}, 600) == 45
+    with pytest.raises(PlayError, match=said):
+        seat_seconds({"seconds": asked}, 600)
 
 
 def upgrade(server: Server, origin: str, host: str | None = None) -> str:

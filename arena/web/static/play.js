@@ -97,8 +97,22 @@ Arena.init.push(function playPage() {
   let recorded = false;
   let over = false;
 
+  let ticking = null;
+
   function status(text) {
+    clearInterval(ticking);
     $("play-status").textContent = text;
+  }
+
+  /** "your move: N s", counted down to the deadline the referee set. */
+  function countdown(ms) {
+    const deadline = performance.now() + ms;
+    const show = () => {
+      $("play-status").textContent = `your move: ${Math.max(0, Math.ceil((deadline - performance.now()) / 1000))} s`;
+    };
+    status("");
+    show();
+    ticking = setInterval(show, 250);
   }
 
   function send(message) {
@@ -119,7 +133,7 @@ Arena.init.push(function playPage() {
     $("play-start").disabled = true;
     const choice = {
       variant: $("play-variant").value, seat: $("play-seat").value, name: $("play-name").value,
-      options: $("play-options").value, seed: $("play-seed").value,
+      options: $("play-options").value, seed: $("play-seed").value, seconds: $("play-seconds").value,
       bots: [...$("play-bots").querySelectorAll("select")].map((s) => s.value),
     };
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -138,7 +152,7 @@ Arena.init.push(function playPage() {
   function seated(message) {
     $("play-setup").hidden = true;
     $("play-game").hidden = false;
-    $("play-title").textContent = `${message.variant} · ${message.players.join(", ")}`;
+    $("play-title").textContent = `${message.variant} · ${message.players.join(", ")} · ${message.seconds} s per decision`;
     status("the bots are starting…");
   }
 
@@ -173,7 +187,8 @@ Arena.init.push(function playPage() {
     question = message.question;
     legal = view.legal;
     $("play-title").textContent = view.title;
-    status(view.time_left_ms === null ? "your move" : `your move: ${Math.round(view.time_left_ms / 1000)} s`);
+    if (view.time_left_ms === null) status("your move");
+    else countdown(view.time_left_ms);
     $("play-seats").replaceChildren(...view.seats.map(seatBox));
     $("play-center").replaceChildren(...view.table.map(([label, text]) => Arena.el("div", { class: "pile" }, [
       Arena.el("span", { class: "key", text: label }), " ", rich(text)])));
