@@ -12,12 +12,14 @@ the registry (sandboxed bots run as unprivileged users).
 from __future__ import annotations
 
 import compileall
+import contextlib
+import fcntl
 import os
 import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from py_compile import PycInvalidationMode
 from typing import Final
@@ -141,14 +143,29 @@ class BotCache:
         with self._lock:
             if digest in self._checked:
                 return target
-            if target.is_dir() and _hash_of(target) == digest:
+            with _held(self.folder, digest):
+                if target.is_dir() and _hash_of(target) == digest:
+                    self._checked.add(digest)
+                    return target
+                if target.exists():
+                    _remove(target)
+                unpack(fetch(), digest, target)
                 self._checked.add(digest)
                 return target
-            if target.exists():
-                _remove(target)
-            unpack(fetch(), digest, target)
-            self._checked.add(digest)
-            return target
+
+
+@contextlib.contextmanager
+def _held(folder: Path, digest: str) -> Iterator[None]:
+    """The lock of one bot's copy among the worker processes sharing ``folder``: checking a
+    copy and replacing a damaged one is one step, so no process removes a fresh copy that
+    another has just put in place (or fetches what another is fetching)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(folder / f".{digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
 
 
 def _hash_of(folder: Path) -> str | None:

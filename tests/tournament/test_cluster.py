@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,6 +228,46 @@ def test_a_bot_travels_by_its_hash_and_a_damaged_copy_is_never_used(tmp_path: Pa
     (copy / "bot.toml").write_text("tampered", encoding="utf-8")
     assert BotCache(tmp_path / "cache").path(digest, fetch) == copy and len(fetched) == 2
     assert content_hash(copy) == digest
+
+
+def test_worker_processes_sharing_a_cache_replace_a_damaged_copy_once(tmp_path: Path) -> None:
+    """Checking a copy and replacing a damaged one is one step among the processes sharing
+    the folder (two caches here, each with its own process-level lock): while one fetches,
+    the other waits and then finds the fresh copy, rather than fetching again or removing
+    the copy the first has just put in place."""
+    source = copy_bot(BOTS_DIR / "threshold", tmp_path / "threshold")
+    digest = content_hash(source)
+    folder = tmp_path / "cache"
+    unpack(pack(source), digest, folder / digest)
+    copy = folder / digest
+    os.chmod(copy, 0o755)
+    (copy / "bot.toml").chmod(0o644)
+    (copy / "bot.toml").write_text("damaged", encoding="utf-8")
+    fetching, release = threading.Event(), threading.Event()
+    fetched: list[str] = []
+
+    def slow_fetch() -> bytes:
+        fetched.append("first")
+        fetching.set()
+        assert release.wait(30)
+        return pack(source)
+
+    def second_fetch() -> bytes:
+        fetched.append("second")
+        return pack(source)
+
+    first = threading.Thread(target=lambda: BotCache(folder).path(digest, slow_fetch))
+    first.start()
+    assert fetching.wait(30)
+    found: list[Path] = []
+    second = threading.Thread(target=lambda: found.append(BotCache(folder).path(digest, second_fetch)))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive(), "the second process went on while the first was replacing the copy"
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert fetched == ["first"] and found == [copy] and content_hash(copy) == digest
 
 
 def test_a_worker_without_a_required_layer_refuses_the_table_saying_why(tmp_path: Path) -> None:
