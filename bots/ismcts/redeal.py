@@ -68,6 +68,9 @@ class Redealer:
         self.lost = [i for i, card in enumerate(widow.discarded) if card in self.pool]
         """... and so are the unseen cards put out of play (Switch's renewed face-down hands)."""
         self.redealt = len(self.hidden) + len(self.lost)
+        self.turned_up = _turned_up(template)
+        """Whether the widow was turned up this round: before (the dealer still choosing), no
+        hand has been tested for a 31 or Feuer, and an opponent may hold one."""
         self._special: dict[int, bool] = {}
         self.best = 0.0
         """The largest likelihood of a deal drawn so far."""
@@ -88,7 +91,7 @@ class Redealer:
 
     def likelihood(self, seat: int, hand: list[Card]) -> float:
         """How likely ``seat``'s turns this round were if it holds ``hand`` now (0: impossible)."""
-        if self.special(hand):
+        if self.turned_up and self.special(hand):
             return 0.0
         weight = 1.0
         gave = self.knowledge.gave
@@ -169,3 +172,13 @@ class Redealer:
             if rng.random() < max(weight / self.best, MIN_ACCEPT):
                 return state
         return None
+
+
+def _turned_up(state: MatchState) -> bool:
+    """Whether the latest round's widow has been turned up (its ``turn_up`` event)."""
+    for event in reversed(state.log):
+        if event.kind == "turn_up":
+            return True
+        if event.kind == "deal":
+            return False
+    return False

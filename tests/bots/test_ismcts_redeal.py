@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from arena.cards import new_deck
@@ -79,9 +79,10 @@ def _round_end(state: MatchState) -> Mapping[str, Any]:
     return next(e.public for e in reversed(state.log) if e.kind == "round_end")
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, derandomize=True)
 @given(variant=st.sampled_from(WIDOW_VARIANTS), players=st.integers(2, 5), seed=st.integers(0, 2**32),
        steps=st.integers(0, 120))
+@example(variant="schwimmen", players=3, seed=334, steps=0)  # an opponent dealt a 31 while the dealer chooses
 def test_the_true_deal_redealt_is_the_real_round(variant: str, players: int, seed: int, steps: int) -> None:
     setup = _setup(variant, players, seed, steps)
     if setup is None:
@@ -119,7 +120,7 @@ def test_the_true_deal_redealt_is_the_real_round(variant: str, players: int, see
     assert ours["values"] == {str(seats.index(int(s))): v for s, v in theirs["values"].items()}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(variant=st.sampled_from(WIDOW_VARIANTS), players=st.integers(2, 5), seed=st.integers(0, 2**32),
        steps=st.integers(0, 120))
 def test_redealt_deals_keep_what_the_seat_has_seen(variant: str, players: int, seed: int, steps: int) -> None:
