@@ -30,10 +30,12 @@ from arena.botspec import ManifestError
 from arena.errors import ArenaError
 from arena.tournament.registry import code_files, content_hash
 
-__all__ = ["CACHE_ENV", "BotCache", "BotCacheError", "default_cache", "pack", "unpack"]
+__all__ = ["CACHE_ENV", "LOCKS", "BotCache", "BotCacheError", "default_cache", "pack", "unpack"]
 
 CACHE_ENV: Final = "ARENA_BOT_CACHE"
 """Environment variable naming a worker's bot cache folder (see :func:`default_cache`)."""
+LOCKS: Final = ".locks"
+"""The cache's folder of lock files, one per bot (beside the copies, which are named by hash)."""
 
 
 class BotCacheError(ArenaError, RuntimeError):
@@ -159,8 +161,9 @@ def _held(folder: Path, digest: str) -> Iterator[None]:
     """The lock of one bot's copy among the worker processes sharing ``folder``: checking a
     copy and replacing a damaged one is one step, so no process removes a fresh copy that
     another has just put in place (or fetches what another is fetching)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(folder / f".{digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    locks = folder / LOCKS
+    locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor = os.open(locks / digest, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield
