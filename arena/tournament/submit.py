@@ -21,13 +21,13 @@ from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
 from arena.errors import ArenaError
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
-from arena.sandbox import Sandbox, closed_to_others
+from arena.sandbox import Layer, Sandbox, closed_to_others
 from arena.tournament.build import BuildError, build
 from arena.tournament.registry import bundled_names, content_hash, install
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["SMOKE_MATCHES", "SubmitError", "Submitted", "submit"]
+__all__ = ["SMOKE_MATCHES", "SubmitError", "Submitted", "folder_refusal", "submit"]
 
 SMOKE_MATCHES: Final = 2
 """Smoke matches against ``random`` per claimed variant."""
@@ -81,6 +81,19 @@ def _describe(fault: Fault, variant: str, seed: int) -> str:
             f"{fault.kind}: {fault.detail}\nhow to fix: {fix}")
 
 
+def folder_refusal(manifest: BotManifest, sandbox: Sandbox) -> str | None:
+    """Why the bots' users could not reach the bot's folder, and the fix; None if they can.
+    Bubblewrap binds any folder into a bot's view; without it, a bot that runs as another
+    user (the uid layer) must be able to enter every folder above its own."""
+    if manifest.folder is None or not sandbox.status[Layer.UID].active or sandbox.status[Layer.BWRAP].active:
+        return None
+    closed = closed_to_others(manifest.folder)
+    if closed is None:
+        return None
+    return (f"{manifest.folder}: bots run as unprivileged users (sandbox layer uid), who cannot enter {closed}\n"
+            f"how to fix: submit from a folder every user can enter (`chmod o+x {closed}`), or copy the bot there")
+
+
 async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
                  progress: Callable[[str], None]) -> tuple[str | None, Path | None]:
     """Build the bot if it has a build step, then play ``matches`` seeded matches per variant
@@ -97,12 +110,9 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
         except BuildError as error:
             return str(error), None
     built = manifest.folder if manifest.build else None
-    unreachable = "uid" in sandbox.active and "bwrap" not in sandbox.active  # bubblewrap reaches any folder
-    closed = closed_to_others(manifest.folder) if manifest.folder and unreachable else None
-    if closed is not None:
-        return (f"{manifest.folder}: bots run as unprivileged users (sandbox layer uid), who cannot enter {closed}\n"
-                f"how to fix: submit from a folder every user can enter (`chmod o+x {closed}`), or copy the bot there",
-                built)
+    unreachable = folder_refusal(manifest, sandbox)
+    if unreachable is not None:
+        return unreachable, built
     opponent = find_bot("random")
     time_control = TimeControl()
     for name in claimed:

@@ -128,6 +128,7 @@ def _handing_out_first(box: Sandbox, uid: int | None) -> Sandbox:
     return reordered
 
 
+@pytest.mark.alone  # no other referee of the suite may take the released user first (the test then skips)
 @pytest.mark.parametrize("without_bwrap", [False, True], ids=["probed", "without-bwrap"])
 def test_a_fork_bomb_does_not_starve_the_next_bots_of_its_user(box: Sandbox, without_bwrap: bool) -> None:
     """The pool hands a released user to the next bot at once.  The fork bomb's killed

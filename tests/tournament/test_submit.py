@@ -8,11 +8,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import trio
 from tourney import REFEREE_BOTS, SANDBOX_BOTS, arena, copy_bot, outcomes, scratch, tournament_file
 
-from arena.botspec import BOTS_DIR
+from arena.botspec import BOTS_DIR, load_manifest
+from arena.sandbox import Layer, Sandbox
 from arena.tournament.registry import _copy, content_hash
 from arena.tournament.store import Store
+from arena.tournament.submit import folder_refusal
 
 
 @pytest.fixture
@@ -124,15 +127,27 @@ def test_a_rejected_bot_is_told_what_failed_and_how_to_fix_it_and_nothing_is_reg
     assert not (home / "registry").exists() or not any((home / "registry").iterdir())
 
 
-def test_a_bot_in_a_folder_its_sandbox_user_cannot_enter_is_refused_with_the_fix(home: Path) -> None:
+def test_a_bot_in_a_folder_its_sandbox_user_cannot_enter_plays_behind_bubblewrap_or_is_refused_with_the_fix(
+    home: Path,
+) -> None:
+    """Bubblewrap binds any folder into the bot's view, so the bot is accepted; without it,
+    a bot running as another user could not reach its folder, and submit says how to fix it."""
     private = home / "private"
     private.mkdir(mode=0o700)
     folder = copy_bot(BOTS_DIR / "random", private / "hidden", name="hidden", variants=["scat"])
+    box = trio.run(Sandbox.probe)
     status, out, err = submit(folder, home / "arena.db")
-    if status == 0:
-        pytest.skip("bots do not run as other users here (no uid sandbox layer)")
-    assert status == 2
-    assert f"cannot enter {private}" in err and f"chmod o+x {private}" in err
+    if box.status[Layer.BWRAP].active or not box.status[Layer.UID].active:
+        assert status == 0 and "hidden" in out, err
+    else:
+        assert status == 2 and f"cannot enter {private}" in err and f"chmod o+x {private}" in err, err
+    manifest = load_manifest(folder)
+    if box.status[Layer.UID].active:  # the same machine without bubblewrap refuses it
+        box.set_layer(Layer.BWRAP, False, "turned off by the test")
+        refusal = folder_refusal(manifest, box)
+        assert refusal is not None and f"cannot enter {private}" in refusal and f"chmod o+x {private}" in refusal
+        private.chmod(0o711)
+        assert folder_refusal(manifest, box) is None
 
 
 def test_entering_a_tournament_needs_open_true(home: Path, candidate: Path) -> None:
