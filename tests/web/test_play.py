@@ -32,14 +32,20 @@ SHORT = "lives=1 free_ride=no"
 WAIT_MS = 60_000
 
 
-@pytest.fixture(scope="module")
-def play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
-    """``arena serve`` over a database of its own (the games played here are written to it)."""
-    folder = tmp_path_factory.mktemp("play")
-    folder.chmod(0o755)  # sandboxed bots run as other users and must reach the registry beside the database
+def empty_database(folder: Path) -> Path:
+    """A new results database in ``folder``, which sandboxed bots (other users) can enter
+    to reach the registry beside it."""
+    folder.chmod(0o755)
     db = folder / "arena.db"
     with Store(db):
         pass
+    return db
+
+
+@pytest.fixture(scope="module")
+def play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    """``arena serve`` over a database of its own (the games played here are written to it)."""
+    db = empty_database(tmp_path_factory.mktemp("play"))
     running = start_server(db)
     try:
         yield running, db
@@ -240,10 +246,7 @@ def test_a_bot_that_crashes_mid_match_leaves_it_and_the_person_is_told(
 
 def test_ctrl_c_on_the_server_mid_match_records_the_match_as_abandoned_and_keeps_the_rest(
         tab: Watched, tmp_path: Path) -> None:
-    tmp_path.chmod(0o755)  # sandboxed bots run as other users and must reach the registry beside the database
-    db = tmp_path / "arena.db"
-    with Store(db):
-        pass
+    db = empty_database(tmp_path)
     server = start_server(db)
     try:
         sit_down(tab.page, server.url, name="hana", seed=10)
