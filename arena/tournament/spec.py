@@ -77,6 +77,7 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     open: bool = False
     mode: Literal["round-robin", "gauntlet"] = "round-robin"
     challenger: str | None = None
+    authors_apart: bool | msgspec.UnsetType = msgspec.UNSET  # not None: an error would offer `null`, which TOML lacks
     deals: Positive = 2
     seed: NonNegative | None = None
     workers: NonNegative = 0
@@ -120,6 +121,9 @@ class TournamentSpec:
     mode: str = "round-robin"
     challenger: str | None = None
     """Gauntlet mode: the bot that meets the field at every table."""
+    authors_apart: bool | None = None
+    """No table seats two bots of one author (they could collude); None: on unless every
+    entrant has the same author (:func:`arena.tournament.scheduler.authors_apart`)."""
     deals: int = 2
     """Distinct deals per table of entrants; each is replayed in every seat rotation."""
     seed: int | None = None
@@ -152,7 +156,8 @@ class TournamentSpec:
         """JSON-ready form, as the store records it."""
         return {
             "name": self.name, "description": self.description, "mode": self.mode, "challenger": self.challenger,
-            "entrants": list(self.entrants), "open": self.open, "deals": self.deals, "seed": self.seed,
+            "authors_apart": self.authors_apart, "entrants": list(self.entrants), "open": self.open,
+            "deals": self.deals, "seed": self.seed,
             "variants": [{"name": p.variant.name, "options": p.options, "tables": list(p.tables)}
                          for p in self.variants],
             "time": self.time.to_dict(), "faults": {"policy": self.policy.mode, "strikes": self.policy.strikes},
@@ -243,7 +248,8 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         raise fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
     return TournamentSpec(
         name=name, variants=tuple(plans), entrants=tuple(raw.entrants), open=raw.open, mode=raw.mode,
-        challenger=raw.challenger, deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
+        challenger=raw.challenger, authors_apart=None if raw.authors_apart is msgspec.UNSET else raw.authors_apart,
+        deals=raw.deals, seed=raw.seed, workers=raw.workers, concurrency=raw.concurrency,
         cluster=raw.cluster, require=tuple(raw.require),
         time=TimeControl(raw.time.move_ms, raw.time.bank_ms, raw.time.first_move_ms, raw.time.startup_ms,
                          raw.time.ponder, raw.time.min_turn_ms, raw.time.clock),

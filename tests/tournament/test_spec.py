@@ -76,6 +76,16 @@ def test_the_name_defaults_to_the_file_name_and_bundled_files_load_by_name(tmp_p
     assert demo.source == TOURNAMENTS_DIR / "demo.toml" and demo.entrants
 
 
+def test_authors_apart_is_read_and_left_to_the_entrants_authors_by_default() -> None:
+    """Unset, the scheduler decides from the entrants (on unless they all share one author)."""
+    variant = '[[variant]]\nname = "scat"\n'
+    assert parse_spec(variant).authors_apart is None
+    assert parse_spec(f"authors_apart = true\n{variant}").authors_apart is True
+    off = parse_spec(f"authors_apart = false\n{variant}")
+    assert off.authors_apart is False and off.to_dict()["authors_apart"] is False
+    assert off.locate("authors_apart") == "<tournament>:1"
+
+
 def test_a_missing_file_names_the_bundled_tournaments() -> None:
     with pytest.raises(SpecError, match=r"no tournament file 'nowhere'.*demo"):
         load_spec("nowhere")
@@ -107,6 +117,7 @@ ERRORS = [
     ('seed = 1\nchallenger = "random"\n[[variant]]\nname = "scat"\n', 2, "challenger is only for mode = \"gauntlet\""),
     ('seed = 1\nrequire = ["bwrap", "chroot"]\n[[variant]]\nname = "scat"\n', 2, "unknown sandbox layer(s) chroot"),
     ('seed = 1\nname = "my cup"\n[[variant]]\nname = "scat"\n', 2, "tournament name 'my cup'"),
+    ('seed = 1\nauthors_apart = "yes"\n[[variant]]\nname = "scat"\n', 2, "authors_apart: Expected `bool`"),
 ]
 
 
