@@ -5,7 +5,9 @@ hash of its files.
 Nothing else of a bot crosses between machines: a worker never reads the coordinator's
 registry.  What it unpacks is checked against the hash before it is used, and a cached
 copy is checked again the first time each worker process uses it, so a damaged or
-altered cache is replaced, never run.  Copies are read-only and world-readable, as in
+altered cache is replaced, never run: the copy must hold its files and nothing but
+bytecode folders besides, and its bytecode is compiled afresh from the sources just
+checked (the hash covers no bytecode).  Copies are read-only and world-readable, as in
 the registry (sandboxed bots run as unprivileged users).
 """
 
@@ -84,8 +86,7 @@ def unpack(data: bytes, digest: str, target: Path) -> None:
         if found != digest:
             raise BotCacheError(f"bot {digest[:12]}: the files received hash to {found[:12]}, not to the hash "
                                 "they were sent under")
-        # bytecode checked against its source when loaded: a changed .pyc beside a verified source is not run
-        compileall.compile_dir(staging, quiet=2, workers=1, invalidation_mode=PycInvalidationMode.CHECKED_HASH)
+        _compile(staging)
         _read_only(staging)
         try:
             staging.rename(target)
@@ -98,6 +99,12 @@ def unpack(data: bytes, digest: str, target: Path) -> None:
         raise
 
 
+def _compile(folder: Path) -> None:
+    """Compile the bytecode of a read-only copy in advance (its bot cannot write it),
+    checked against its source when loaded: a stale .pyc beside a changed source is not run."""
+    compileall.compile_dir(folder, quiet=2, workers=1, invalidation_mode=PycInvalidationMode.CHECKED_HASH)
+
+
 def _read_only(folder: Path) -> None:
     for root, dirs, files in os.walk(folder):
         for name in files:
@@ -108,12 +115,16 @@ def _read_only(folder: Path) -> None:
     os.chmod(folder, 0o555)
 
 
-def _remove(path: Path) -> None:
-    for root, dirs, _ in os.walk(path):
+def _writable(folder: Path) -> None:
+    os.chmod(folder, 0o755)
+    for root, dirs, _ in os.walk(folder):
         for name in dirs:
             os.chmod(Path(root, name), 0o755)
+
+
+def _remove(path: Path) -> None:
     if path.is_dir():
-        os.chmod(path, 0o755)
+        _writable(path)
     shutil.rmtree(path, ignore_errors=True)
 
 
@@ -146,11 +157,14 @@ class BotCache:
             if digest in self._checked:
                 return target
             with _held(self.folder, digest):
-                if target.is_dir() and _hash_of(target) == digest:
+                if target.is_dir() and _holds_only(target, digest):
+                    _compile_afresh(target)
                     self._checked.add(digest)
                     return target
                 if target.exists():
                     _remove(target)
+                if target.exists():  # unpack would take what is left for another process's fresh copy
+                    raise BotCacheError(f"bot {digest[:12]}: cannot remove its damaged copy {target}")
                 unpack(fetch(), digest, target)
                 self._checked.add(digest)
                 return target
@@ -171,8 +185,38 @@ def _held(folder: Path, digest: str) -> Iterator[None]:
         os.close(descriptor)
 
 
-def _hash_of(folder: Path) -> str | None:
+def _holds_only(copy: Path, digest: str) -> bool:
+    """Whether ``copy`` holds the files that hash to ``digest`` and, besides them, only
+    bytecode folders: the hash covers no bytecode, yet a sourceless ``random.pyc`` beside
+    the bot would be imported in place of the standard library's."""
     try:
-        return content_hash(folder)
+        if content_hash(copy) != digest:
+            return False
+        files = set(code_files(copy))
     except (OSError, ManifestError):
-        return None
+        return False
+    folders = {parent for path in files for parent in path.parents if copy in parent.parents}
+    for root, dirs, names in os.walk(copy):
+        for name in dirs:
+            path = Path(root, name)
+            if path.is_symlink() or (name != "__pycache__" and path not in folders):
+                return False
+        if any(Path(root, name) not in files for name in names):
+            return False
+        dirs[:] = [name for name in dirs if name != "__pycache__"]
+    return True
+
+
+def _compile_afresh(copy: Path) -> None:
+    """Replace a checked copy's bytecode with bytecode compiled from its sources: Python
+    tests a checked-hash .pyc by its header alone (the source's hash), which a forged one
+    can carry over other code."""
+    _writable(copy)
+    try:
+        for root, dirs, _ in os.walk(copy):
+            if "__pycache__" in dirs:
+                dirs.remove("__pycache__")
+                shutil.rmtree(Path(root, "__pycache__"))
+        _compile(copy)
+    finally:
+        _read_only(copy)
