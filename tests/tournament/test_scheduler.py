@@ -3,22 +3,29 @@ tournament's secret key, process generations, ids."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from itertools import combinations
 from math import comb
 
+import pytest
+
 from arena.deals import deal_key, opaque_id
-from arena.tournament.scheduler import Table, schedule
-from arena.tournament.spec import TournamentSpec, parse_spec
+from arena.tournament.scheduler import Table, authors_apart, schedule
+from arena.tournament.spec import SpecError, TournamentSpec, parse_spec
 from arena.tournament.store import VersionRow
 
 
-def version(i: int, bot: str | None = None, variants: tuple[str, ...] = ("*",)) -> VersionRow:
-    return VersionRow(i, bot or f"bot{i}", f"{i:02x}" * 32, f"bot{i}@1", None, {"variants": list(variants)}, 0.0, None)
+def version(i: int, bot: str | None = None, variants: tuple[str, ...] = ("*",),
+            author: str | None = None) -> VersionRow:
+    manifest: dict[str, object] = {"variants": list(variants)}
+    if author is not None:
+        manifest["author"] = author
+    return VersionRow(i, bot or f"bot{i}", f"{i:02x}" * 32, f"bot{i}@1", None, manifest, 0.0, None)
 
 
 def spec(variants: str = '[[variant]]\nname = "scat"\ntables = [2, 3]\n', **top: object) -> TournamentSpec:
-    lines = [f"{key} = {value!r}".replace("'", '"') for key, value in top.items()]
+    lines = [f"{key} = {json.dumps(value)}" for key, value in top.items()]
     return parse_spec("\n".join([*lines, variants]))
 
 
@@ -122,3 +129,79 @@ def test_remaining_leaves_out_the_stored_matches() -> None:
     rest = table.remaining(done)
     assert [m.id for m in rest.matches] == [m.id for m in table.matches if m.id not in done]
     assert (rest.id, rest.versions) == (table.id, table.versions)
+
+
+# -- authors apart ------------------------------------------------------------------------------
+
+
+def authored(*authors: str | None) -> list[VersionRow]:
+    """One bot per author given (None: a bot whose manifest names none)."""
+    return [version(i, author=author) for i, author in enumerate(authors)]
+
+
+def groups(tables: list[Table]) -> set[frozenset[int]]:
+    return {frozenset(v.id for v in t.versions) for t in tables}
+
+
+def test_with_authors_apart_no_table_seats_two_bots_of_one_author() -> None:
+    """Case and surrounding whitespace are folded: 'Ann', ' ann ' and 'ANN' are one author."""
+    field = authored("Ann", " ann ", "Bea", "bea", "ANN", "Cy")
+    ann, bea = {0, 1, 4}, {2, 3}
+    tables = schedule(spec(deals=1), field, KEY)
+    apart = {frozenset(c) for k in (2, 3) for c in combinations(range(6), k)
+             if len(set(c) & ann) <= 1 and len(set(c) & bea) <= 1}
+    assert groups(tables) == apart  # every other table is still played
+    everything = schedule(spec(deals=1, authors_apart=False), field, KEY)
+    assert set(ids(tables)) < set(ids(everything))  # the same ids: a kept table is the same table
+    assert ids(tables) == ids(schedule(spec(deals=1), list(reversed(field)), KEY))
+    assert [m.seq for t in tables for m in t.matches] == list(range(len(ids(tables))))
+
+
+def test_authors_apart_is_on_when_the_entrants_have_several_authors_and_off_when_one() -> None:
+    assert authors_apart(spec(), authored("Ann", "Bea"))
+    assert authors_apart(spec(), authored("Ann", None))
+    assert not authors_apart(spec(), authored("Ann", "ann ", " ANN"))
+    same = authored("Thirty-One Arena", "Thirty-One Arena", "thirty-one arena", "Thirty-One Arena")
+    assert len(schedule(spec(), same, KEY)) == comb(4, 2) + comb(4, 3)  # nothing to keep apart from
+    assert not authors_apart(spec(authors_apart=False), authored("Ann", "Bea"))
+    assert authors_apart(spec(authors_apart=True), authored("Ann", "Bea"))
+
+
+def test_authors_apart_false_restores_the_full_round_robin() -> None:
+    field = authored("Ann", "Ann", "Bea", "Bea")
+    full = schedule(spec(authors_apart=False), field, KEY)
+    assert groups(full) == {frozenset(c) for k in (2, 3) for c in combinations(range(4), k)}
+    assert groups(schedule(spec('[[variant]]\nname = "scat"\ntables = [2]\n'), field, KEY)) == {
+        frozenset({0, 2}), frozenset({0, 3}), frozenset({1, 2}), frozenset({1, 3})}
+
+
+def test_bots_without_an_author_are_each_their_own_author() -> None:
+    field = [version(0), version(1), version(2, author="Ann")]
+    assert groups(schedule(spec(), field, KEY)) == {frozenset(c) for k in (2, 3) for c in combinations(range(3), k)}
+    twice = [version(0, bot="mine"), version(1, bot="mine"), version(2, author="Ann")]  # two versions of one bot
+    assert groups(schedule(spec('[[variant]]\nname = "scat"\ntables = [2]\n'), twice, KEY)) == {
+        frozenset({0, 2}), frozenset({1, 2})}
+
+
+def test_a_table_size_no_group_of_different_authors_fills_is_refused_naming_the_authors() -> None:
+    field = [version(0, "ann-1", author="Ann"), version(1, "ann-2", author="ann"), version(2, "bea", author="Bea")]
+    with pytest.raises(SpecError) as caught:
+        schedule(spec(), field, KEY)  # tables of 3, but the field has 2 authors
+    message = str(caught.value)
+    assert message.startswith("<tournament>:")
+    assert "scat for 3" in message and "2 authors" in message
+    assert "'Ann' (ann-1, ann-2)" in message and "'Bea' (bea)" in message and "authors_apart = false" in message
+    assert schedule(spec(authors_apart=False), field, KEY)  # or play them together on purpose
+    with pytest.raises(SpecError, match="no table of scat for 2 .* 1 author"):
+        schedule(spec('[[variant]]\nname = "scat"\ntables = [2]\n', authors_apart=True), field[:2], KEY)
+
+
+def test_gauntlet_keeps_the_challengers_author_apart_and_refuses_a_bot_it_could_never_meet() -> None:
+    field = [version(0, author="Ann"), version(1, author="Bea"), version(2, author="Bea"), version(3, author="Cy")]
+    tables = schedule(spec(), field, KEY, challenger=field[0])
+    assert groups(tables) == {frozenset(g) for g in ({0, 1}, {0, 2}, {0, 3}, {0, 1, 3}, {0, 2, 3})}
+    twin = [*field, version(4, "ann-2", author=" ann")]
+    with pytest.raises(SpecError, match=r"^<tournament>:1: .*challenger bot0 with ann-2, by the same author: "
+                                         r"'Ann' \(bot0, ann-2\)"):
+        schedule(spec(), twin, KEY, challenger=field[0])
+    assert len(schedule(spec(authors_apart=False), twin, KEY, challenger=field[0])) == comb(4, 1) + comb(4, 2)
