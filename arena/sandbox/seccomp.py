@@ -9,10 +9,17 @@ Besides the kernel interfaces a bot never needs, it closes the channels two bots
 signal each other through although they share no writable file: file locks (``flock`` and
 the ``fcntl`` lock commands need only read access, so two bots could talk by locking a
 file under ``/usr``), change notifications (inotify, ``F_NOTIFY``, fanotify see other
-processes open shared files), page-cache residency (``mincore``), new namespaces (a raw
-``clone`` with namespace flags; ``clone3``, whose flags a filter cannot read, answers
-ENOSYS so the C library falls back to ``clone``), and widening the CPUs a bot was pinned
-to (``sched_setaffinity``).
+processes open shared files), the page cache of shared files (residency probes:
+``mincore``, ``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``; eviction and
+load hints: ``fadvise64``, ``readahead``, the ``madvise`` advice of :data:`MADVISE_DENIED`),
+the machine's counters (``sysinfo``: load, processes, free and shared memory; ``statfs``:
+the host disk's free space), new namespaces (a raw ``clone`` with namespace flags;
+``clone3``, whose flags a filter cannot read, answers ENOSYS so the C library falls back
+to ``clone``), and widening the CPUs a bot was pinned to (``sched_setaffinity``).
+
+The calls refused here are hints and probes: no runtime needs them to start or play
+(bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
+advice (``MADV_DONTNEED``, ``MADV_FREE``, huge pages) stays allowed.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ import functools
 import os
 from typing import Any, Final
 
-__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "available", "bpf_program", "memfd"]
+__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "MADVISE_DENIED", "RWF_NOWAIT", "available",
+           "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -34,9 +42,13 @@ DENIED = (
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
     "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
-    # covert channels between bots: locks, notifications, page-cache probing, CPU affinity
+    # covert channels between bots: locks, notifications, CPU affinity
     "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
-    "mincore", "sched_setaffinity",
+    "sched_setaffinity",
+    # the page cache of shared files: residency probes, eviction and load hints
+    "mincore", "cachestat", "fadvise64", "fadvise64_64", "arm_fadvise64_64", "readahead",
+    # the machine's counters outside /proc
+    "sysinfo", "statfs", "fstatfs", "statfs64", "fstatfs64", "ustat",
 )
 """System calls refused with EPERM."""
 
@@ -45,6 +57,17 @@ FCNTL_DENIED: Final = {
     "F_SETLEASE": 1024, "F_GETLEASE": 1025, "F_NOTIFY": 1026,
 }
 """``fcntl`` commands refused with EPERM: record locks, leases and directory notifications."""
+
+MADVISE_DENIED: Final = {
+    "MADV_WILLNEED": 3, "MADV_REMOVE": 9, "MADV_COLD": 20, "MADV_PAGEOUT": 21,
+    "MADV_POPULATE_READ": 22, "MADV_POPULATE_WRITE": 23,
+}
+"""``madvise`` advice refused with EPERM: it loads file pages ahead or pushes them out of
+memory, which another bot could see in the page cache."""
+
+RWF_NOWAIT: Final = 0x00000008
+"""``preadv2``/``pwritev2`` flag that fails with EAGAIN unless the data is cached: a
+residency probe, refused with EPERM (the same calls without it are plain reads and writes)."""
 
 CLONE_NAMESPACES: Final = {
     "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -75,6 +98,9 @@ def bpf_program() -> bytes:
                for call in ("fcntl", "fcntl64") for command in FCNTL_DENIED.values()]
     wanted += [(deny, "clone", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag),))
                for flag in CLONE_NAMESPACES.values()]
+    wanted += [(deny, "madvise", (pyseccomp.Arg(2, pyseccomp.EQ, advice),)) for advice in MADVISE_DENIED.values()]
+    wanted += [(deny, call, (pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
+               for call in ("preadv2", "pwritev2")]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
     for action, name, args in wanted:
         try:

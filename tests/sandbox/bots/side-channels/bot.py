@@ -7,7 +7,13 @@ reports the outcomes and plays on legally.
 - a new user namespace through a raw ``clone`` (``unshare`` is filtered by name), and a
   thread (which must keep working: the C library falls back from ``clone3`` to ``clone``);
 - widening its CPU affinity to every core;
-- the machine-wide ``/proc`` files: load, CPU and memory counters, pressure, interrupts.
+- the machine-wide ``/proc`` files: load, CPU and memory counters, pressure, interrupts;
+- the page cache of a shared file: evicting its pages (``posix_fadvise``, ``madvise``),
+  loading them ahead (``readahead``, ``MADV_WILLNEED``, ``MADV_POPULATE_READ``) and probing
+  residency (``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``);
+- the machine's counters outside ``/proc``: ``sysinfo`` (load, processes, free and shared
+  memory, uptime) and ``statfs`` (the host disk's free space);
+- the command line of the namespace's first process, which must show no host path.
 """
 
 import ctypes
@@ -27,7 +33,8 @@ from arena.sdk import hookimpl
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 SHARED = "/usr/bin/env"  # any file every bot can read
-SYS_CLONE = 56  # x86_64
+SYS_CLONE, SYS_CACHESTAT = 56, 451  # x86_64
+MADV = {"cold": 20, "pageout": 21, "willneed": 3, "remove": 9, "populate_read": 22}
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 F_OFD_SETLK, F_SETLEASE, F_NOTIFY, DN_ACCESS = 37, 1024, 1026, 1
 rng = random.Random(3)
@@ -127,6 +134,54 @@ def page_cache() -> None:
             view.close()
 
 
+def fadvise(advice: int):  # type: ignore[no-untyped-def]
+    return with_shared(lambda fd: os.posix_fadvise(fd, 0, 4096, advice))
+
+
+def readahead(fd: int) -> None:
+    check(libc.readahead(fd, ctypes.c_int64(0), ctypes.c_size_t(4096)))
+
+
+def cachestat(fd: int) -> str:
+    """Counts of the file's cached, dirty and evicted pages (Linux 6.5+)."""
+    span, stats = (ctypes.c_uint64 * 2)(0, 0), (ctypes.c_uint64 * 5)()
+    check(libc.syscall(SYS_CACHESTAT, fd, span, stats, 0))
+    return f"{list(stats)}"
+
+
+def nowait_read(fd: int) -> int:
+    """Reads only if the page is cached (EAGAIN otherwise): a residency probe."""
+    return os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)
+
+
+def nowait_write() -> int:
+    with open("nowait", "wb") as handle:
+        return os.pwritev(handle.fileno(), [b"x"], 0, os.RWF_NOWAIT)
+
+
+def madvise(advice: int):  # type: ignore[no-untyped-def]
+    def run(fd: int) -> None:
+        view = mmap.mmap(fd, 4096, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+        try:
+            view.madvise(advice, 0, 4096)
+        finally:
+            view.close()
+    return with_shared(run)
+
+
+class SysInfo(ctypes.Structure):
+    _fields_ = [("uptime", ctypes.c_long), ("loads", ctypes.c_ulong * 3), ("totalram", ctypes.c_ulong),
+                ("freeram", ctypes.c_ulong), ("sharedram", ctypes.c_ulong), ("bufferram", ctypes.c_ulong),
+                ("totalswap", ctypes.c_ulong), ("freeswap", ctypes.c_ulong), ("procs", ctypes.c_ushort),
+                ("pad", ctypes.c_char * 256)]
+
+
+def sysinfo() -> str:
+    info = SysInfo()
+    check(libc.sysinfo(ctypes.byref(info)))
+    return f"load {info.loads[0] / 65536:.2f}, {info.procs} processes, uptime {info.uptime} s"
+
+
 def read(path: str) -> str:
     with open(path) as handle:
         return handle.read(400)
@@ -154,6 +209,19 @@ def attack() -> dict[str, object]:
         "file_nr": outcome(lambda: read("/proc/sys/fs/file-nr")),
         "vmstat": outcome(lambda: read("/proc/vmstat")),
         "own_status": outcome(lambda: read("/proc/self/status")[:20]),
+        "fadvise_dontneed": outcome(fadvise(os.POSIX_FADV_DONTNEED)),
+        "fadvise_willneed": outcome(fadvise(os.POSIX_FADV_WILLNEED)),
+        "readahead": outcome(with_shared(readahead)),
+        "cachestat": outcome(with_shared(cachestat)),
+        "preadv2_nowait": outcome(with_shared(nowait_read)),
+        "pwritev2_nowait": outcome(nowait_write),
+        "plain_read": outcome(with_shared(lambda fd: len(os.pread(fd, 1, 0)))),
+        **{f"madvise_{name}": outcome(madvise(advice)) for name, advice in MADV.items()},
+        "sysinfo": outcome(sysinfo),
+        "statfs": outcome(lambda: os.statvfs("/usr").f_bfree),
+        "fstatfs": outcome(with_shared(lambda fd: os.fstatvfs(fd).f_bfree)),
+        "init_cmdline": outcome(lambda: open("/proc/1/cmdline", "rb").read().decode(errors="replace")),
+        "environment": outcome(lambda: " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()))),
     }
 
 
