@@ -41,7 +41,7 @@ from arena.text import counted
 from arena.tournament.jobs import BotRef, FromWorker, Played, Ready, TableJob
 from arena.tournament.ratings import ratings
 from arena.tournament.registry import content_hash, find, install
-from arena.tournament.scheduler import Table, schedule
+from arena.tournament.scheduler import Table, authors_apart, schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import HeldError, MatchRecord, SeatRecord, Store, StoreError, VersionRow
 
@@ -576,6 +576,9 @@ def run_tournament(
                             "key, kept in the results database (`arena key --help`)")
         tables = schedule(spec, versions, tournament_key(store, spec.name, key), challenger)
         _check_filled(spec, tables, len(versions), observer)
+        if authors_apart(spec, versions):
+            (observer.info if isinstance(observer, Informed) else observer.notice)(
+                "authors apart: no table seats two bots of one author (authors_apart, docs/TOURNAMENTS.md)")
         total = sum(len(t.matches) for t in tables)
         store.check()  # a damaged page is found now, not after the run has claimed anything
         finished = store.finished_ids(spec.name)
