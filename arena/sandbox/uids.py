@@ -3,7 +3,11 @@
 The users ``arena-bot-0``, ``arena-bot-1`` ... are system accounts created once by
 ``scripts/setup-sandbox`` (as root).  A bot launched as its own uid cannot read
 root-only files, signal the referee or another bot, and RLIMIT_NPROC applies to it.
-Leases are ``flock`` locks, so several referee processes share the pool safely.
+Leases are ``flock`` locks on files in one folder per machine (:data:`LOCK_DIR`), so every
+referee process on the machine shares the pool safely, whatever its ``TMPDIR``: two arenas
+that reserved users in folders of their own (systemd's ``PrivateTmp``, a cluster job's
+``TMPDIR``) both took the first users, and since killing a bot kills every process of its
+user, one killed the other's bots.
 """
 
 from __future__ import annotations
@@ -11,13 +15,15 @@ from __future__ import annotations
 import fcntl
 import os
 import pwd
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PREFIX", "Lease", "UidPool"]
+__all__ = ["LOCK_DIR", "PREFIX", "Lease", "UidPool"]
 
 PREFIX = "arena-bot-"
+LOCK_DIR = Path("/run/arena-bot-users")
+"""The machine's one folder of lease locks: ``/run`` is the machine's own (never a private
+or per-job temporary folder), root-only to write, and emptied at boot, when no lease is held."""
 
 
 @dataclass
@@ -42,7 +48,7 @@ class UidPool:
         self.users = sorted(
             ((p.pw_uid, p.pw_gid) for p in pwd.getpwall() if p.pw_name.startswith(PREFIX) and p.pw_uid != 0),
         )
-        self.lock_dir = lock_dir or Path(tempfile.gettempdir()) / "arena-uids"
+        self.lock_dir = lock_dir or LOCK_DIR
 
     def __len__(self) -> int:
         return len(self.users)
