@@ -32,13 +32,15 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.text import has_controls, printable
 
-__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "load_manifest", "manifest_for"]
+__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "folded", "load_manifest",
+           "manifest_for"]
 
 ENTRY_POINT_GROUP = "arena.bots"
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 """The bundled bots (the repository's ``bots/`` folder)."""
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+_SEPARATORS = str.maketrans("", "", ".-_")
 _REQUIRED = ("name", "version")
 _KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes", "build"}
 
@@ -99,6 +101,8 @@ def load_manifest(folder: Path) -> BotManifest:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ManifestError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:  # tomllib reads nesting by recursion; a manifest needs two levels
+        raise ManifestError(f"{path}: not valid TOML: arrays or tables nested too deep to read") from None
     manifest = _validate(data, str(path), folder)
     if manifest.entry is not None and not (folder / manifest.entry).is_file():
         raise ManifestError(f"{path}: entry {manifest.entry!r} is not a file in {folder}")
@@ -107,8 +111,14 @@ def load_manifest(folder: Path) -> BotManifest:
 
 def check_name(name: str) -> None:
     """ManifestError unless ``name`` is a bot name: what tables, files and commands can all hold."""
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise ManifestError(f"name {name!r} must be lower-case letters, digits, '-', '_' or '.' (at most 64)")
+
+
+def folded(name: str) -> str:
+    """``name`` as a reader of a table tells names apart: case, '.', '-' and '_' ignored, so
+    that ``heuristic.``, ``Heuristic_`` and ``heu-ristic`` all read as ``heuristic``."""
+    return name.lower().translate(_SEPARATORS)
 
 
 def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str | None = None) -> BotManifest:

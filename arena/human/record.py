@@ -34,7 +34,7 @@ __all__ = ["PLAY", "Deal", "Meeting", "PlayError", "PlayedGame", "check_person",
 
 PLAY: Final = "play"
 """The tournament every game with a person is stored under."""
-_PERSON: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+_PERSON: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 class PlayError(ArenaError, ValueError):
@@ -43,7 +43,7 @@ class PlayError(ArenaError, ValueError):
 
 def check_person(name: str) -> str:
     """``name`` if it can name a person: letters, digits, ``_ . -``, at most 40."""
-    if not _PERSON.match(name):
+    if not _PERSON.fullmatch(name):
         raise PlayError(f"--name {name!r}: a person's name is letters, digits, '_', '.' or '-' (at most 40), "
                         "starting with a letter or digit")
     return name

@@ -17,7 +17,7 @@ from typing import Final
 
 import trio
 
-from arena.botspec import BotManifest, ManifestError, find_bot, load_manifest
+from arena.botspec import BotManifest, ManifestError, find_bot, folded, load_manifest
 from arena.errors import ArenaError
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
@@ -137,6 +137,25 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
     return None, built
 
 
+def _check_name_free(store: Store, name: str) -> None:
+    """SubmitError if ``name`` is or reads as a bundled bot's name, or reads as another
+    registered bot's (:func:`folded`): in a table ``heuristic.`` would pass for ``heuristic``.
+    A registered name stays its own bot's: a new version is what resubmitting is for."""
+    alike = "(names that differ only in case, '.', '-' or '_' are one name to the arena)"
+    for bundled in sorted(bundled_names()):
+        if folded(bundled) == folded(name):
+            what = "is the name of a bundled bot, and names a bundled bot everywhere" if bundled == name else \
+                f"reads as {bundled!r}, the name of a bundled bot {alike}"
+            raise SubmitError(f"{name!r} {what}\nhow to fix: submit yours under a name of its own "
+                              f"(`--name my-{bundled}`, or `name` in its bot.toml)")
+    registered = {version.bot for version in store.versions(withdrawn=True)}
+    clashes = sorted(bot for bot in registered if folded(bot) == folded(name))
+    if clashes and name not in registered:
+        raise SubmitError(f"{name!r} reads as {clashes[0]!r}, a registered bot {alike}\n"
+                          f"how to fix: if it is yours, submit it as {clashes[0]!r} (a new version); if not, give it "
+                          "a name of its own (`--name`, or `name` in its bot.toml)")
+
+
 def _check_new_version(manifest: BotManifest, registered: Iterable[VersionRow]) -> None:
     """SubmitError if changed code claims the version string of a registered version:
     tables, results and pinned tournaments would name two programs alike."""
@@ -168,10 +187,7 @@ def submit(
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,63}", name):
             raise SubmitError(f"--name {name!r}: use lower-case letters, digits, '-', '_' or '.' (at most 64)")
         manifest = dataclasses.replace(manifest, name=name)
-    if manifest.name in bundled_names():
-        raise SubmitError(f"{manifest.name!r} is the name of a bundled bot, and names a bundled bot everywhere\n"
-                          f"how to fix: submit yours under a name of its own (`--name my-{manifest.name}`, or `name` "
-                          "in its bot.toml)")
+    _check_name_free(store, manifest.name)
     if tournament is not None:
         spec = load_spec(tournament)
         if not spec.open:

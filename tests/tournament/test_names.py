@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tourney import arena, copy_bot, outcomes, query, scratch, tournament_file
+from tourney import arena, copy_bot, outcomes, query, scratch, table_rows, tournament_file
 
 from arena.botspec import BOTS_DIR
 
@@ -63,3 +63,74 @@ def test_a_tournament_keeps_the_versions_it_first_met(home: Path) -> None:
     assert len(outcomes(db, "pinned")) == 4
     played = query(db, "SELECT DISTINCT v.hash FROM seats s JOIN versions v ON v.id = s.version WHERE v.bot = 'mine'")
     assert len(played) == 1, "two versions of one entrant played in one tournament"
+
+
+@pytest.mark.parametrize(("name", "reserved"), [("heuristic.", "heuristic"), ("heuristic-", "heuristic"),
+                                                ("heuristic_", "heuristic"), ("heuristic..", "heuristic"),
+                                                ("heu-ristic", "heuristic"), ("ran_dom", "random")])
+def test_a_name_that_reads_as_a_bundled_name_is_refused_naming_it(home: Path, name: str, reserved: str) -> None:
+    """Case, '.', '-' and '_' aside, ``heuristic.`` is ``heuristic`` to anyone reading a
+    table; it was accepted, and passed for the bundled bot."""
+    impostor = copy_bot(BOTS_DIR / "random", home / "src" / "impostor", name=name, variants=["scat"])
+    db = home / "arena.db"
+    refused = arena("submit", impostor, "--db", db)
+    assert refused.returncode == 2, refused.stderr
+    assert f"{name!r} reads as {reserved!r}, the name of a bundled bot" in refused.stderr, refused.stderr
+    assert table_rows(db, "versions") == []
+    by_option = arena("submit", copy_bot(BOTS_DIR / "random", home / "src" / "mine", name="mine", variants=["scat"]),
+                      "--db", db, "--name", name)
+    assert by_option.returncode == 2 and f"reads as {reserved!r}" in by_option.stderr, by_option.stderr
+
+
+def test_a_name_that_reads_as_another_registered_bot_is_refused_and_a_new_version_is_taken(home: Path) -> None:
+    """``my-bot`` beside a registered ``mybot`` would be told apart by punctuation alone; a
+    new version of ``mybot`` itself is what resubmitting is for."""
+    db = home / "arena.db"
+    first = copy_bot(BOTS_DIR / "random", home / "src" / "mybot", name="mybot", variants=["scat"])
+    assert arena("submit", first, "--db", db).returncode == 0
+    other = copy_bot(BOTS_DIR / "random", home / "src" / "other", name="my-bot", variants=["scat"])
+    (other / "bot.py").write_text((other / "bot.py").read_text() + "\n# someone else's\n")
+    refused = arena("submit", other, "--db", db)
+    assert refused.returncode == 2, refused.stderr
+    assert "'my-bot' reads as 'mybot', a registered bot" in refused.stderr, refused.stderr
+    assert arena("submit", other, "--db", db, "--name", "my_bot.").returncode == 2
+    manifest = first / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('version = "1.0.0"', 'version = "1.0.1"'))
+    (first / "bot.py").write_text((first / "bot.py").read_text() + "\n# the next version\n")
+    again = arena("submit", first, "--db", db)
+    assert again.returncode == 0, again.stderr
+    assert query(db, "SELECT bot, label FROM versions ORDER BY id") == [("mybot", "mybot@1.0.0"),
+                                                                         ("mybot", "mybot@1.0.1")]
+
+
+def test_a_bot_name_ending_in_a_newline_is_refused(home: Path) -> None:
+    """The name pattern ended in ``$``, which also matches before a final newline: ``arena
+    new-bot`` checks the name alone before writing anything."""
+    refused = arena("new-bot", "mine\n", "--dir", home / "mine")
+    assert refused.returncode == 2, refused.stderr
+    assert "name 'mine\\n' must be lower-case letters, digits" in refused.stderr, refused.stderr
+    assert not (home / "mine").exists()
+    submitted = arena("submit", copy_bot(BOTS_DIR / "random", home / "src", variants=["scat"]), "--db",
+                      home / "arena.db", "--name", "mine\n")
+    assert submitted.returncode == 2 and "--name 'mine\\n'" in submitted.stderr, submitted.stderr
+
+
+def test_a_person_name_ending_in_a_newline_is_refused(home: Path) -> None:
+    db = home / "arena.db"
+    assert arena("bots", "--db", db).returncode == 0  # the database exists: only the name can be refused
+    refused = arena("play", "--name", "carol\n", "--history", "--db", db)
+    assert refused.returncode == 2, (refused.stdout, refused.stderr)
+    assert "--name 'carol\\n': a person's name is letters, digits" in refused.stderr, refused.stderr
+    assert arena("play", "--name", "carol", "--history", "--db", db).returncode == 0
+
+
+def test_a_manifest_nested_too_deep_to_read_is_refused_in_one_message(home: Path) -> None:
+    """tomllib reads nesting by recursion: 100,000 levels raised RecursionError, a traceback
+    instead of a refusal."""
+    bot = copy_bot(BOTS_DIR / "random", home / "src" / "mine", name="mine", variants=["scat"])
+    with (bot / "bot.toml").open("a") as manifest:
+        manifest.write("notes = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    refused = arena("submit", bot, "--db", home / "arena.db")
+    assert refused.returncode == 2, refused.stderr
+    assert "bot.toml: not valid TOML: arrays or tables nested too deep to read" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr
