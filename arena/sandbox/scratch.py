@@ -23,13 +23,14 @@ import os
 import stat
 import tempfile
 import threading
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from arena.sandbox.cgroups import owner_alive
 
-__all__ = ["PREFIX", "Quota", "can_mount", "create", "remove", "remove_tree", "sweep"]
+__all__ = ["PREFIX", "Quota", "can_mount", "create", "remove", "remove_tree", "sweep", "walk"]
 
 PREFIX: Final = "arena-bot-"
 """Scratch folders (and the bot's control groups) are named ``arena-bot-PID-...``."""
@@ -74,9 +75,10 @@ def can_mount() -> tuple[bool, str]:
     return True, ""
 
 
-def create(owner: tuple[int, int] | None, quota: Quota | None) -> Path:
-    """A new scratch folder owned by ``owner`` (uid, gid), a tmpfs of ``quota`` if given."""
-    path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))  # where the sweep looks
+def create(owner: tuple[int, int] | None, quota: Quota | None, kind: str = "") -> Path:
+    """A new scratch folder owned by ``owner`` (uid, gid), a tmpfs of ``quota`` if given;
+    ``kind`` goes into its name after the process id (``build-``: a bot's build workshop)."""
+    path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{kind}"))  # where the sweep looks
     try:
         if quota is not None:
             _mount_tmpfs(path, quota, owner)
@@ -139,6 +141,25 @@ def remove_tree(path: Path) -> None:
     finally:
         os.close(top)
     os.rmdir(path)
+
+
+def walk(top: Path, skip: Collection[str] = ()) -> Iterator[tuple[Path, os.stat_result, int]]:
+    """Every entry under ``top`` (not ``top`` itself), a folder before what it holds, with
+    its ``lstat`` and its depth (1 for ``top``'s own entries); folders named in ``skip`` are
+    neither given nor entered.  Never follows a link, and keeps a list rather than
+    recursing (``os.walk`` does, and a tree a bot made may be thousands deep): whoever
+    reads it can stop at the depth or the count it accepts."""
+    pending = [(top, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        with os.scandir(folder) as listing:
+            entries = [(Path(entry.path), entry.stat(follow_symlinks=False)) for entry in listing]
+        for path, info in entries:
+            if stat.S_ISDIR(info.st_mode):
+                if path.name in skip:
+                    continue
+                pending.append((path, depth + 1))
+            yield path, info, depth + 1
 
 
 def _open_folder(parent: int | None, name: bytes) -> int:
