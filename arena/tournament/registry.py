@@ -17,16 +17,32 @@ import stat
 import tempfile
 from pathlib import Path
 from py_compile import PycInvalidationMode
-from typing import Final
+from typing import Final, NoReturn
 
 from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot
+from arena.errors import ArenaError
+from arena.sandbox import scratch
+from arena.text import printable
 from arena.tournament import build
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["IGNORED", "bundled_names", "code_files", "content_hash", "find", "install", "registry_dir"]
+__all__ = ["FILES_ENV", "IGNORED", "MAX_FILES", "MAX_MB", "SIZE_ENV", "OversizeError", "bundled_names", "check_size",
+           "code_files", "content_hash", "find", "install", "registry_dir"]
 
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code."""
+MAX_MB: Final = 64
+MAX_FILES: Final = 4096
+"""What a registered copy may hold (its files' bytes; its files and folders): the registry
+keeps a copy of every version, and each worker one of every bot it plays.  A bot's own
+data (an opening book, a small network's weights) and a statically linked binary fit."""
+SIZE_ENV: Final = "ARENA_BOT_MB"
+FILES_ENV: Final = "ARENA_BOT_FILES"
+_MB: Final = 1024 * 1024
+
+
+class OversizeError(ArenaError, ValueError):
+    """A bot's folder, or what its build made of it, larger or deeper than the registry keeps."""
 
 
 def registry_dir(store: Store) -> Path:
@@ -54,6 +70,34 @@ def content_hash(folder: Path) -> str:
         digest.update(f"{relative}\0{'x' if executable else '-'}\0{path.stat().st_size}\0".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def check_size(folder: Path, what: str) -> None:
+    """OversizeError, with the numbers, if ``folder`` (``what``, for the message) holds more
+    than a registered copy may, or folders nested deeper than :data:`build.MAX_DEPTH`.
+    Walked without recursion, and only as far as the bounds: checked before the folder is
+    hashed or copied, by functions that recurse."""
+    most_mb, most_files = build.env_limit(SIZE_ENV, MAX_MB, 1), build.env_limit(FILES_ENV, MAX_FILES, 16)
+    size = count = 0
+    for path, info, depth in scratch.walk(folder, skip=IGNORED):
+        if depth > build.MAX_DEPTH and stat.S_ISDIR(info.st_mode):
+            raise OversizeError(f"{what} has folders nested more than {build.MAX_DEPTH} deep "
+                                f"({printable(path.relative_to(folder).parts[0], lines=False)}/...); a bot's folder "
+                                f"may nest at most {build.MAX_DEPTH}")
+        if not path.name.endswith((".pyc", ".pyo")):  # the copy compiles its own
+            size += info.st_size if stat.S_ISREG(info.st_mode) else 0
+            count += 1
+        if count > most_files:
+            _too_large(what, f"more than {most_files} files and folders", most_mb, most_files)
+    if size > most_mb * _MB:
+        _too_large(what, f"{size / _MB:.1f} MB in {count} files and folders", most_mb, most_files)
+
+
+def _too_large(what: str, found: str, most_mb: int, most_files: int) -> NoReturn:
+    raise OversizeError(f"{what} is too large to register: {found}; a registered bot may hold at most {most_mb} MB "
+                        f"in {most_files} files and folders (the registry keeps every version, each worker a copy)\n"
+                        "how to fix: keep in the bot's folder only what it needs to play (a build can delete its "
+                        f"intermediate files once done); an operator may allow more ({SIZE_ENV}, {FILES_ENV})")
 
 
 def _copy(folder: Path, target: Path) -> None:
@@ -103,6 +147,7 @@ def install(store: Store, manifest: BotManifest, name: str | None = None, *, bui
     if manifest.folder is None:  # an installed package's bot: its distribution is the version
         key = hashlib.sha256(f"{manifest.module}\0{manifest.version}".encode()).hexdigest()
         return store.register(bot, key, manifest.label, None, _manifest_dict(manifest))
+    check_size(manifest.folder, f"the folder of {manifest.label}")
     key = content_hash(manifest.folder)
     for version in store.versions(bot, withdrawn=True):
         if version.hash == key and version.path and Path(version.path).is_dir():
@@ -110,9 +155,22 @@ def install(store: Store, manifest: BotManifest, name: str | None = None, *, bui
     target = registry_dir(store) / bot / key[:12]
     if not target.is_dir():
         if manifest.build and built is None:
-            built = build.built(manifest).folder
-        _copy(built or manifest.folder, target)
+            _copy_built(manifest, target)
+        else:
+            if built is not None:
+                check_size(built, f"the built folder of {manifest.label}")
+            _copy(built or manifest.folder, target)
     return store.register(bot, key, f"{bot}@{manifest.version}", str(target.resolve()), _manifest_dict(manifest))
+
+
+def _copy_built(manifest: BotManifest, target: Path) -> None:
+    """Build the bot and copy what it built; its workshop goes once copied, or refused."""
+    folder = build.built(manifest)
+    try:
+        check_size(folder, f"the built folder of {manifest.label}")
+        _copy(folder, target)
+    finally:
+        build.discard(folder)
 
 
 def _manifest_dict(manifest: BotManifest) -> dict[str, object]:

@@ -22,8 +22,8 @@ from arena.errors import ArenaError
 from arena.referee import Fault, TimeControl, open_bots, play_match
 from arena.rules import get_variant, variants
 from arena.sandbox import Layer, Sandbox, closed_to_others
-from arena.tournament.build import BuildError, build
-from arena.tournament.registry import bundled_names, content_hash, install
+from arena.tournament.build import BuildError, build, discard
+from arena.tournament.registry import OversizeError, bundled_names, check_size, content_hash, install
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store, VersionRow
 
@@ -98,27 +98,45 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
                  progress: Callable[[str], None]) -> tuple[str | None, Path | None]:
     """Build the bot if it has a build step, then play ``matches`` seeded matches per variant
     against ``random``, the bot in each seat, behind every sandbox layer this machine
-    offers; the first failure and its fix, if any, and the built folder.
+    offers; the first failure and its fix, if any, and the built folder (for the caller to
+    discard once registered; a build refused is gone already).
 
     The failure is returned, not raised, so that it leaves the bots' nursery as itself
     rather than wrapped in an exception group."""
     sandbox = await Sandbox.probe()
-    if manifest.build:
-        progress(f"building: {' '.join(manifest.build)}")
+    if not manifest.build:
+        return await _checked(manifest, None, claimed, matches, sandbox, progress), None
+    progress(f"building: {' '.join(manifest.build)}")
+    try:
+        manifest = await build(manifest, sandbox)
+    except BuildError as error:
+        return str(error), None
+    built = manifest.folder
+    try:
+        return await _checked(manifest, built, claimed, matches, sandbox, progress), built
+    except BaseException:
+        if built is not None:
+            discard(built)
+        raise
+
+
+async def _checked(manifest: BotManifest, built: Path | None, claimed: list[str], matches: int, sandbox: Sandbox,
+                   progress: Callable[[str], None]) -> str | None:
+    """Why the bot (built in ``built``, if it has a build step) cannot be registered, and the
+    fix; None once its smoke matches passed."""
+    if built is not None:
         try:
-            manifest = await build(manifest, sandbox)
-        except BuildError as error:
-            return str(error), None
-    built = manifest.folder if manifest.build else None
+            check_size(built, f"the built folder of {manifest.label}")
+        except OversizeError as error:
+            return str(error)
     unreachable = folder_refusal(manifest, sandbox)
     if unreachable is not None:
-        return unreachable, built
+        return unreachable
     opponent = find_bot("random")
     time_control = TimeControl()
     for name in claimed:
         variant = get_variant(name)
         progress(f"smoke-testing {name}")
-        failure = None
         players = max(2, variant.min_players)  # Skat seats three: the bot and random players
         async with open_bots([manifest] + [opponent] * (players - 1), time_control=time_control,
                              sandbox=sandbox) as bots:
@@ -130,11 +148,8 @@ async def _smoke(manifest: BotManifest, claimed: list[str], matches: int,
                                           time_control=time_control)
                 ours = [f for f in result.faults if f.seat == seat]
                 if ours:
-                    failure = _describe(ours[0], name, seed)
-                    break
-        if failure is not None:
-            return failure, built
-    return None, built
+                    return _describe(ours[0], name, seed)
+    return None
 
 
 def _check_name_free(store: Store, name: str) -> None:
@@ -195,16 +210,19 @@ def submit(
                               f"`open = true` ({spec.source})")
         tournament = spec.name
     claimed = _claimed(manifest)
+    check_size(path.resolve(), f"the folder of {manifest.label}")
     known = {v.hash: v for v in store.versions(manifest.name, withdrawn=True)}
     existing = known.get(content_hash(path.resolve()))
     if existing is None:
         _check_new_version(manifest, known.values())
-    built = None
-    if existing is None:
-        failure, built = trio.run(_smoke, manifest, claimed, matches, progress)
+    failure, built = trio.run(_smoke, manifest, claimed, matches, progress) if existing is None else (None, None)
+    try:
         if failure is not None:
             raise SubmitError(failure)
-    version = install(store, manifest, built=built)
+        version = install(store, manifest, built=built)
+    finally:
+        if built is not None:
+            discard(built)
     if tournament is not None:
         store.enter(tournament, version.bot)
     return Submitted(version, existing is None, tuple(claimed) if existing is None else (), tournament)
