@@ -169,9 +169,10 @@ def test_gauntlet_puts_the_challenger_at_every_table(home: Path, bots: dict[str,
 
 def resume_file(folder: Path, bots: dict[str, Path], deals: int = 3) -> Path:
     """18 matches (6 per deal): three pairs of bots at scat on three deals; the dawdler makes
-    them slow enough to be stopped halfway."""
+    them slow enough to be stopped halfway.  random and threshold share an author:
+    ``authors_apart = false`` keeps their pair in."""
     entrants = [bots["random"], bots["threshold"], TEST_BOTS / "dawdler"]
-    return tournament_file(folder, "resume", entrants, [("scat", [2])], deals=deals)
+    return tournament_file(folder, "resume", entrants, [("scat", [2])], deals=deals, extra="authors_apart = false")
 
 
 def started_slowly(path: Path, db: Path, *args: str | Path) -> subprocess.Popen[str]:
@@ -443,7 +444,8 @@ def test_hostile_entrants_fault_in_their_matches_and_the_run_completes(home: Pat
     folders = [REFEREE_BOTS / name.replace("-", "_") for name in HOSTILE]
     path = tournament_file(home, "hostile", [bots["threshold"], *folders], [("scat", [2])], deals=2,
                            move_ms=150, bank_ms=300, first_move_ms=3000,
-                           extra=f'mode = "gauntlet"\nchallenger = "{bots["random"]}"')
+                           extra=f'mode = "gauntlet"\nchallenger = "{bots["random"]}"\n'
+                                 "authors_apart = false")  # random meets threshold, by the same author
     db = home / "arena.db"
     out = run_ok(path, db)
     assert "20/20 scheduled matches stored (complete)" in out  # random meets each of 5 bots on 2 deals in 2 seatings
@@ -520,3 +522,4 @@ def test_the_deal_key_is_kept_exported_and_replays_the_same_deals(home: Path, bo
     assert refused.returncode == 2 and "already deals from its own key" in refused.stderr
     missing = arena("key", "nothing", "--db", first / "arena.db")
     assert missing.returncode == 2 and "has no key" in missing.stderr
+
