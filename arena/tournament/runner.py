@@ -22,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import weakref
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -495,6 +496,23 @@ def play(function: Callable[..., Awaitable[None]], *args: object) -> None:
         raise first from None
 
 
+_TOLD_APART: weakref.WeakValueDictionary[int, Observer] = weakref.WeakValueDictionary()
+"""Observers already told that authors are kept apart, by id (while they live)."""
+
+
+def _tell_apart(observer: Observer) -> None:
+    """Say once per observer that authors are kept apart: a run that grows (``[settle]``,
+    ``arena test``) calls :func:`run_tournament` once a round with the same observer."""
+    try:
+        if _TOLD_APART.get(id(observer)) is observer:
+            return
+        _TOLD_APART[id(observer)] = observer
+    except TypeError:  # an observer that cannot be referred to weakly is told every round
+        pass
+    (observer.info if isinstance(observer, Informed) else observer.notice)(
+        "authors apart: no table seats two bots of one author (authors_apart, docs/TOURNAMENTS.md)")
+
+
 def _check_filled(spec: TournamentSpec, tables: Sequence[Table], bots: int, observer: Observer) -> None:
     """Say which tables of the file no group of entrants fills; RunError if none is filled
     (a tournament of no matches would look complete)."""
@@ -577,8 +595,7 @@ def run_tournament(
         tables = schedule(spec, versions, tournament_key(store, spec.name, key), challenger)
         _check_filled(spec, tables, len(versions), observer)
         if authors_apart(spec, versions):
-            (observer.info if isinstance(observer, Informed) else observer.notice)(
-                "authors apart: no table seats two bots of one author (authors_apart, docs/TOURNAMENTS.md)")
+            _tell_apart(observer)
         total = sum(len(t.matches) for t in tables)
         store.check()  # a damaged page is found now, not after the run has claimed anything
         finished = store.finished_ids(spec.name)

@@ -523,3 +523,27 @@ def test_the_deal_key_is_kept_exported_and_replays_the_same_deals(home: Path, bo
     missing = arena("key", "nothing", "--db", first / "arena.db")
     assert missing.returncode == 2 and "has no key" in missing.stderr
 
+
+# -- authors apart --------------------------------------------------------------------------------
+
+
+def test_a_tournament_played_until_settled_says_once_that_authors_are_kept_apart(
+    home: Path, bots: dict[str, Path]
+) -> None:
+    """Each round of a ``[settle]`` run schedules the tournament again; the line is said once."""
+    rival = copy_bot(BOTS_DIR / "random", home / "rival", name="rival")
+    manifest = rival / "bot.toml"
+    manifest.write_text(re.sub(r'(?m)^author = ".*"$', 'author = "Rival"', manifest.read_text()))
+    path = tournament_file(home, "rounds", [bots["random"], bots["threshold"], rival], deals=2,
+                           extra="[settle]\nconfidence = 0.999\nmax_matches = 24")
+    db = home / "arena.db"
+    result = arena("run", path, "--db", db, "-q", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    with Store(db) as store:
+        rounds = int((store.tournament_spec("rounds") or {})["deals"]) // 2  # 2 deals more each round
+        bot_of = {v.id: v.bot for v in store.versions()}
+        seated = {frozenset(bot_of[s.version] for s in match.seats) for match in store.matches("rounds")}
+    assert rounds >= 2  # 2 deals are too few to judge: a second round is certain
+    assert seated == {frozenset({"random", "rival"}), frozenset({"threshold", "rival"})}
+    said = [line for line in result.stderr.splitlines() if "authors apart" in line]
+    assert said == ["authors apart: no table seats two bots of one author (authors_apart, docs/TOURNAMENTS.md)"]
