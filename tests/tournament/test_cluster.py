@@ -125,11 +125,12 @@ def cluster(shared: Path) -> Iterator[Cluster]:
 @pytest.fixture(scope="module")
 def tournament(shared: Path) -> Path:
     """Three pairs of bots at scat on two deals (the dawdler makes them slow enough to lose
-    a worker, or stop the run, halfway)."""
+    a worker, or stop the run, halfway); random and threshold share an author, and
+    ``authors_apart = false`` keeps their pair in."""
     bots = shared / "bots"
     entrants = [copy_bot(BOTS_DIR / "random", bots / "random"), copy_bot(BOTS_DIR / "threshold", bots / "threshold"),
                 copy_bot(TEST_BOTS / "dawdler", bots / "dawdler")]
-    return tournament_file(shared, "clustered", entrants, [("scat", [2])], deals=2)
+    return tournament_file(shared, "clustered", entrants, [("scat", [2])], deals=2, extra="authors_apart = false")
 
 
 @pytest.fixture(scope="module")
