@@ -12,7 +12,9 @@ described in :mod:`arena.sandbox.layers`).  Then each :meth:`Sandbox.launch`:
    the pool (``arena-bot-N``);
 3. as that user, execs bubblewrap: new user, pid, network, ipc, uts and mount
    namespaces, a read-only minimal root (``/usr``, the interpreter, the arena package
-   and its libraries, the bot's folder, in unlistable folders), a private ``/tmp`` and
+   and its libraries under ``/run/arena``, the bot's folder at ``/bot``: no path inside
+   names a folder of this machine or the referee's pid, and bubblewrap reads its own
+   arguments from a descriptor, so its command line shows none either), a private ``/tmp`` and
    ``/dev/shm`` of the scratch quota's size, a ``/proc`` that shows the bot's own processes
    and nothing of the machine's (:mod:`arena.sandbox.procfs`), the scratch space as the
    only writable place, an empty environment, no capabilities, and the seccomp filter; it
@@ -52,8 +54,12 @@ _PACKAGE = Path(__file__).resolve().parent.parent  # the arena package
 ALTERNATIVES = Path("/etc/alternatives")
 """Debian's links for commands with several providers, which a bot sees read-only."""
 IMPORT_DIR = "/run/arena"
-"""Inside bubblewrap: the folder on a Python bot's import path that holds only ``arena``
-(a link to the package), so that the folders around the package can stay unlistable."""
+"""Inside bubblewrap: the folder that holds the arena package (``arena``) and the site
+folders of its libraries (``site-N``), the Python bot's import path."""
+BOT_DIR = "/bot"
+"""Inside bubblewrap: the bot's own folder (the build step's workshop, for a build)."""
+SCRATCH_DIR = "/home/bot"
+"""Inside bubblewrap: the bot's scratch space, its ``HOME``, ``TMPDIR`` and working folder."""
 _SYSTEM_MOUNTS = frozenset(map(Path, ("/", "/usr", "/tmp", "/dev", "/proc")))
 
 @functools.cache
@@ -163,29 +169,35 @@ class Sandbox:
             seen[folder] = reach.reachable(folder)
         return {k: v for k, v in sorted(seen.items(), key=lambda item: -len(str(item[0]))) if k != v}
 
-    def _import_path(self, seen: dict[Path, Path] | None = None) -> list[str]:
-        """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
-        if self.status[Layer.BWRAP].active:
-            return [IMPORT_DIR, *map(str, self.sites or _site_dirs())]
-        home = str(Path(_translate(str(_PACKAGE), seen or {})).parent)
-        return [home, *(_translate(str(p), seen or {}) for p in self.sites or _site_dirs())]
+    def _inside(self, folder: Path | None) -> dict[Path, Path]:
+        """Under bubblewrap, where the bot finds the folders it reads, longest path first:
+        fixed paths that name no folder of this machine (the checkout's, the registry's)."""
+        inside = {_PACKAGE: Path(IMPORT_DIR, "arena")}
+        inside.update({site: Path(IMPORT_DIR, f"site-{n}") for n, site in enumerate(self.sites or _site_dirs())})
+        if folder is not None and Path("/usr") not in (folder, *folder.parents):
+            inside[folder] = Path(BOT_DIR)
+        return dict(sorted(inside.items(), key=lambda item: -len(str(item[0]))))
 
-    def _landlock_rules(self, folder: Path | None, scratch: Path, workshop: bool,
-                        seen: dict[Path, Path]) -> dict[str, list[str]]:
+    def _import_path(self, where: dict[Path, Path]) -> list[str]:
+        """A Python bot's ``PYTHONPATH``: where ``arena`` is found, then the site folders."""
+        home = str(Path(_translate(str(_PACKAGE), where)).parent)
+        return [home, *(_translate(str(p), where) for p in self.sites or _site_dirs())]
+
+    def _landlock_rules(self, folder: Path | None, scratch: str, workshop: bool,
+                        where: dict[Path, Path]) -> dict[str, list[str]]:
         reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", str(ALTERNATIVES),
-                 *(_translate(str(p), seen) for p in self._read_paths(folder))]
-        if self.status[Layer.BWRAP].active:
-            reads.append(IMPORT_DIR)
-        else:  # outside bubblewrap, libraries and settings live in /etc, and arena's parent is listed
-            reads += ["/etc", str(Path(_translate(str(_PACKAGE), seen)).parent)]
-        writes = [str(scratch), "/dev/null", *([str(folder)] if workshop and folder else [])]
+                 *(_translate(str(p), where) for p in self._read_paths(folder))]
+        if not self.status[Layer.BWRAP].active:  # libraries and settings live in /etc, and arena's parent is listed
+            reads += ["/etc", str(Path(_translate(str(_PACKAGE), where)).parent)]
+        writes = [scratch, "/dev/null", *([_translate(str(folder), where)] if workshop and folder else [])]
         return {"read": reads, "write": writes}
 
-    def _bwrap_argv(self, argv: Sequence[str], folder: Path | None, scratch: Path, seccomp_fd: int | None,
-                    environment: dict[str, str], workshop: bool) -> list[str]:
-        """bubblewrap's command line.  Each folder the bot reads is bound where it is, from a
-        copy where the bot's user could not reach it (:mod:`arena.sandbox.reach`)."""
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
+    def _bwrap_options(self, folder: Path | None, scratch: Path, seccomp_fd: int | None,
+                       environment: dict[str, str], workshop: bool) -> list[str]:
+        """bubblewrap's options.  Each folder the bot reads is bound at its place inside
+        (:meth:`_inside`; the interpreter's own installation where it is), from a copy where
+        the bot's user could not reach it (:mod:`arena.sandbox.reach`)."""
+        args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
         args += ["--ro-bind", "/usr", "/usr"]
         for top in ("bin", "lib", "lib64", "sbin"):
             path = Path("/") / top
@@ -201,31 +213,33 @@ class Sandbox:
         for source, hidden in procfs.masks(self.limits.memory_mb):
             args += ["--ro-bind", source, hidden]
         binds = [p for p in self._read_paths(folder) if Path("/usr") not in (p, *p.parents) and p.exists()]
-        for parent in _hidden_parents([*binds, scratch]):
+        inside = self._inside(folder)
+        for parent in _hidden_parents([p for p in binds if p not in inside]):
             args += ["--perms", "0111", "--dir", str(parent)]
         sites = set(self.sites)
         for path in binds:
+            target = str(inside.get(path, path))
             if workshop and path == folder:
-                args += ["--bind", str(path), str(path)]  # made reachable and the bot user's by launch
+                args += ["--bind", str(path), target]  # made reachable and the bot user's by launch
                 continue
             reachable = reach.reachable(path, SITE_PACKAGES if path in sites else ())
-            args += ["--ro-bind", str(reachable), str(path)]
-        args += ["--dir", IMPORT_DIR, "--symlink", str(_PACKAGE), f"{IMPORT_DIR}/arena"]
-        args += ["--bind", str(scratch), str(scratch), "--chdir", str(folder if workshop else scratch)]
+            args += ["--ro-bind", str(reachable), target]
+        workplace = _translate(str(folder), inside) if workshop else SCRATCH_DIR
+        args += ["--bind", str(scratch), SCRATCH_DIR, "--chdir", workplace]
         args += ["--remount-ro", "/"]  # the root's own folders: the bot may not unhide them (chmod)
         for name, value in environment.items():
             args += ["--setenv", name, value]
         if seccomp_fd is not None:
             args += ["--seccomp", str(seccomp_fd)]
-        return [*args, "--", *argv]
+        return args
 
-    def _environment(self, scratch: Path, seen: dict[Path, Path]) -> dict[str, str]:
+    def _environment(self, scratch: str, where: dict[Path, Path]) -> dict[str, str]:
         return {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(scratch),
-            "TMPDIR": str(scratch),
+            "HOME": scratch,
+            "TMPDIR": scratch,
             "LANG": "C.UTF-8",
-            "PYTHONPATH": os.pathsep.join(self._import_path(seen)),
+            "PYTHONPATH": os.pathsep.join(self._import_path(where)),
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
         }
@@ -244,8 +258,9 @@ class Sandbox:
         active = self.status
         if (active[Layer.LANDLOCK].active or active[Layer.BWRAP].active) and not confines_itself:
             argv = [self.python, confine.__file__, "--", *argv]
-        seen = {} if workshop else self._seen(folder)
-        argv = [_translate(arg, seen) for arg in argv]
+        bwrap = active[Layer.BWRAP].active
+        where = self._inside(folder) if bwrap else {} if workshop else self._seen(folder)
+        argv = [_translate(arg, where) for arg in argv]
         if confines_itself:
             _compile_package()
         try:
@@ -273,10 +288,11 @@ class Sandbox:
                                         self.cgroups.v2 if v2 else None,
                                         self.cgroups.freeze and active[Layer.FREEZE].active)
                 cgroup = support.create(name, self.limits.memory_mb, self.limits.processes)
-            environment = self._environment(home, seen)
+            scratch_path = SCRATCH_DIR if bwrap else str(home)
+            environment = self._environment(scratch_path, where)
             if active[Layer.LANDLOCK].active:
-                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, home, workshop, seen))
-            if active[Layer.BWRAP].active:
+                environment[confine.ENV] = json.dumps(self._landlock_rules(folder, scratch_path, workshop, where))
+            if bwrap:
                 if active[Layer.SECCOMP].active:
                     seccomp_fd = seccomp.memfd()
                     passed.append(seccomp_fd)
@@ -284,7 +300,9 @@ class Sandbox:
                            os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
                 passed += holders
                 environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
-                command = self._bwrap_argv(argv, folder, home, seccomp_fd, environment, workshop)
+                options = _options_fd(self._bwrap_options(folder, home, seccomp_fd, environment, workshop))
+                passed.append(options)
+                command = ["bwrap", "--args", str(options), "--", *argv]
                 env = {"PATH": "/usr/bin:/bin"}
             else:
                 command, env = list(argv), environment
@@ -346,6 +364,15 @@ def _translate(arg: str, seen: dict[Path, Path]) -> str:
         if arg == root or arg.startswith(root + os.sep):
             return str(moved) + arg[len(root):]
     return arg
+
+
+def _options_fd(args: Sequence[str]) -> int:
+    """A descriptor holding bubblewrap's options (``bwrap --args FD``), so that its command
+    line, which a bot reads as ``/proc/1/cmdline``, names none of this machine's paths."""
+    fd = os.memfd_create("arena-bwrap-options")
+    os.write(fd, b"".join(arg.encode() + b"\0" for arg in args))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _give(folder: Path, uid: int, gid: int) -> None:

@@ -42,9 +42,11 @@ from arena.botspec import BotManifest, find_bot, load_manifest
 from arena.referee import Bot, BotFault, FaultPolicy, MatchResult, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import LayerStatus, Sandbox, Sandboxed
+from arena.sandbox.launcher import BOT_DIR, IMPORT_DIR
 from arena.sandbox.uids import UidPool
 
 BOTS = Path(__file__).resolve().parent / "bots"
+PACKAGE = Path(__file__).resolve().parents[2] / "arena"
 SCAT = get_variant("scat")
 FAST = TimeControl(move_ms=300, bank_ms=300, first_move_ms=2000, startup_ms=5000)
 """The time control of most tests: a hostile first decision has 2.6 s in all."""
@@ -58,6 +60,18 @@ FORFEIT = FaultPolicy()
 
 # ---------------------------------------------------------------------------------------
 # Which layers a test depends on
+
+
+def inside(box: Sandbox, path: Path, folder: Path | None = None) -> str:
+    """Where a bot sees ``path``: under bubblewrap its folder (``folder``) is at ``/bot`` and
+    the arena package under ``/run/arena``; otherwise every path is where it is."""
+    if not box.status["bwrap"].active:
+        return str(path)
+    places = {PACKAGE: Path(IMPORT_DIR, "arena"), **({folder: Path(BOT_DIR)} if folder else {})}
+    for host, seen in places.items():
+        if path == host or host in path.parents:
+            return str(seen / path.relative_to(host))
+    return str(path)
 
 
 def needs(box: Sandbox, *layers: str) -> None:
@@ -173,12 +187,14 @@ class Servers:
         self.sockets[label] = sock
         return sock
 
-    def targets(self) -> str:
+    def targets(self, own_folder_inside: str) -> str:
+        """What the bot is to try, its own folder named where it sees it (``/bot`` under bubblewrap)."""
+        unix = {**self.unix_paths, "own_folder": f"{own_folder_inside}/referee.sock"}
         return json.dumps({
             "tcp4": self.tcp4.getsockname()[1],
             "tcp6": self.tcp6.getsockname()[1] if self.tcp6 else None,
             "udp": self.udp.getsockname()[1],
-            "unix": self.unix_paths,
+            "unix": unix,
             "abstract": self.abstract,
         })
 

@@ -12,6 +12,7 @@ import contextlib
 import os
 import statistics
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from arena.sandbox import Sandbox
 
 pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
 
+CHECKOUT = Path(__file__).resolve().parents[2]
 PATIENT = TimeControl(move_ms=500, bank_ms=1000, first_move_ms=2000, startup_ms=5000)
 
 
@@ -93,6 +95,49 @@ def test_load_memory_and_uptime_are_steady_stand_ins(
     memory_kb = box.limits.memory_mb * 1024
     assert f"MemTotal: {memory_kb:>8} kB" in report["meminfo"], report["meminfo"]
     assert report["own_status"].startswith("ok: Name:"), "the bot's own /proc entries must stay readable"
+
+
+PAGE_CACHE = ["fadvise_dontneed", "fadvise_willneed", "readahead", "cachestat", "preadv2_nowait",
+              "pwritev2_nowait", "madvise_cold", "madvise_pageout", "madvise_willneed", "madvise_remove",
+              "madvise_populate_read"]
+
+
+@pytest.mark.parametrize("attempt", PAGE_CACHE)
+def test_no_page_cache_eviction_hint_or_residency_probe(
+    box: Sandbox, side_channels: tuple[Played, dict[str, Any]], attempt: str
+) -> None:
+    """A sender evicted pages of a file under /usr (``posix_fadvise``) and its partner probed
+    them (``preadv2`` with ``RWF_NOWAIT``): 552 of 552 bits across two sandboxes, and one bot
+    could keep a deck across the process generations of a duplicate deal the same way."""
+    needs(box, "seccomp")
+    _, report = side_channels
+    assert report[attempt] == "EPERM", f"{attempt}: {report[attempt]}"
+    assert report["plain_read"] == "ok: 1", "reading a shared file must still work"
+
+
+@pytest.mark.parametrize("attempt", ["sysinfo", "statfs", "fstatfs"])
+def test_no_machine_counters_outside_proc(
+    box: Sandbox, side_channels: tuple[Played, dict[str, Any]], attempt: str
+) -> None:
+    """``sysinfo`` showed the real load, process count and shared memory (a channel at 10
+    bits/s through ``sharedram``), ``statfs`` the host disk's free space."""
+    needs(box, "seccomp")
+    _, report = side_channels
+    assert report[attempt] == "EPERM", f"{attempt}: {report[attempt]}"
+
+
+@pytest.mark.parametrize("entry", ["init_cmdline", "environment"])
+def test_no_host_path_is_visible_inside_the_sandbox(
+    box: Sandbox, side_channels: tuple[Played, dict[str, Any]], entry: str
+) -> None:
+    """bubblewrap's command line (``/proc/1/cmdline``) named the checkout's folder and the
+    referee's pid (in its scratch folder's name)."""
+    needs(box, "bwrap")
+    _, report = side_channels
+    seen = report[entry]
+    assert seen.startswith("ok"), seen
+    assert str(CHECKOUT) not in seen, f"{entry} shows the checkout's folder: {seen!r}"
+    assert f"-{os.getpid()}-" not in seen, f"{entry} shows the referee's pid: {seen!r}"
 
 
 # ---------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from hostile import (
     assert_clean,
     assert_nothing_left,
     bot_copy,
+    inside,
     needs,
     needs_any,
     play,
@@ -33,6 +34,7 @@ from hostile import (
 
 from arena.referee import Bot, BotFault
 from arena.sandbox import Sandbox
+from arena.sandbox.launcher import SCRATCH_DIR
 
 REPO = Path(__file__).resolve().parents[2]
 """The referee's own folder (the repository)."""
@@ -60,7 +62,7 @@ def network_match(box: Sandbox) -> Iterator[tuple[Played, dict[str, str], Server
     assert bot.folder is not None
     servers = Servers(bot.folder)
     try:
-        (bot.folder / "targets.json").write_text(servers.targets(), encoding="utf-8")
+        (bot.folder / "targets.json").write_text(servers.targets(inside(box, bot.folder, bot.folder)), encoding="utf-8")
         os.chmod(bot.folder / "targets.json", 0o644)
         played = play(box, [random_bot(), bot, random_bot()], reporters=[1])
         yield played, servers.reached(), servers
@@ -123,7 +125,8 @@ def snoop_match(box: Sandbox) -> Played:
     sibling = bot_copy("writer")  # another bot's folder, elsewhere under /tmp
     assert bot.folder is not None and sibling.folder is not None
     read = {
-        "arena_package": str(REPO / "arena" / "referee" / "__init__.py"),  # intended: the bot host needs it
+        "arena_package": inside(box, REPO / "arena" / "referee" / "__init__.py"),  # intended: the bot host needs it
+        "arena_at_its_host_path": str(REPO / "arena" / "referee" / "__init__.py"),  # names the checkout
         "etc_passwd": "/etc/passwd",
         "etc_shadow": "/etc/shadow",
         "referee_pyproject": str(REPO / "pyproject.toml"),
@@ -172,7 +175,7 @@ def test_cannot_read_the_referees_files(box: Sandbox, snoop_match: Played) -> No
     """/root, /home, the referee's environment, and the repository beyond the arena package."""
     needs(box, "bwrap")
     assert_refused(snoop_match.report(2), "list_root", "list_home", "referee_environ", "referee_pyproject",
-                   "referee_git_config", "list_repo")
+                   "referee_git_config", "list_repo", "arena_at_its_host_path")
 
 
 # ---------------------------------------------------------------------------------------
@@ -189,7 +192,7 @@ def test_cannot_write_outside_its_scratch_folder(box: Sandbox) -> None:
     assert bot.folder is not None
     played = play(box, [bot, random_bot(), random_bot()], reporters=[0])
     report = played.report(0)
-    scratch = str(played.watch(0).sandboxed.scratch)
+    scratch = SCRATCH_DIR if box.status["bwrap"].active else str(played.watch(0).sandboxed.scratch)
     assert report["cwd"] == report["home"] == report["tmpdir"] == scratch, report
     assert report["scratch"].startswith("ok"), f"the bot cannot write its own scratch folder: {report}"
     assert_refused(report, "own_folder", "own_folder_chmod", "usr", "referee_dir")

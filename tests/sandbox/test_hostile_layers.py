@@ -28,6 +28,7 @@ from hostile import (
     assert_nothing_left,
     bot_copy,
     cmdline,
+    inside,
     live_pids,
     only,
     play,
@@ -166,7 +167,8 @@ def test_bwrap_alone_keeps_the_network_out_of_reach(box: Sandbox) -> None:
     assert bot.folder is not None
     servers = Servers(bot.folder)
     try:
-        (bot.folder / "targets.json").write_text(servers.targets(), encoding="utf-8")
+        (bot.folder / "targets.json").write_text(servers.targets(inside(reduced, bot.folder, bot.folder)),
+                                                 encoding="utf-8")
         os.chmod(bot.folder / "targets.json", 0o644)
         played = play(reduced, [random_bot(), bot, random_bot()], reporters=[1])
         reached = servers.reached()
