@@ -5,6 +5,10 @@ expressions, ~4 ms of every Python bot's start-up.  The C scanner and string enc
 :mod:`json` itself uses (``_json``, part of CPython's standard library) give the same
 results without them; anything they cannot handle (malformed input, another Python) goes
 to :mod:`json`.
+
+:func:`json_loads_bounded` reads JSON from anyone: :mod:`json` recurses once per level of
+nesting and raises RecursionError on a deep enough document, so the depth is counted first,
+without recursion.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["json_loads", "json_string"]
+__all__ = ["json_depth", "json_loads", "json_loads_bounded", "json_string"]
 
 _JSON_SPACE = " \t\n\r"
 _SCANNER: list[Callable[[str, int], tuple[Any, int]]] = []
+_STEPS = {"[": 1, "{": 1, "]": -1, "}": -1}
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"?'
+"""A JSON string, escapes included; unterminated, up to the end."""
 
 
 class _ScanOptions:
@@ -47,6 +54,28 @@ def json_loads(text: str | bytes) -> Any:
     import json
 
     return json.loads(text)
+
+
+def json_depth(text: str) -> int:
+    """How deep arrays and objects nest in the JSON ``text`` (brackets in strings aside),
+    counted without recursion, in C loops: any depth, any length."""
+    import re
+    from itertools import accumulate
+
+    outside = re.sub(_STRING, "", text, flags=re.DOTALL)
+    return max(accumulate(map(_STEPS.__getitem__, re.findall(r"[][{}]", outside))), default=0)
+
+
+def json_loads_bounded(text: str, max_depth: int) -> Any:
+    """``json.loads(text)`` of text from anyone; ValueError, saying what is wrong, for what
+    is not JSON or nests deeper than ``max_depth`` (never RecursionError, and no value
+    deeper than the code reading it expects)."""
+    if json_depth(text) > max_depth:
+        raise ValueError(f"JSON nested deeper than {max_depth} arrays and objects")
+    try:
+        return json_loads(text)
+    except ValueError as error:
+        raise ValueError(f"not JSON: {error}") from None
 
 
 def json_string(text: str) -> str:

@@ -6,7 +6,8 @@ over one WebSocket per table, ``/play/socket``.  The page sends the table it wan
 its answers; the server runs :func:`arena.human.match.play_seated` in its own trio
 loop with a :class:`arena.human.webfront.WebFront` as the person's front, sends each screen
 as JSON, and records the game with :func:`arena.human.record.record` as ``arena play``
-does.  The socket closing (the tab closed) or a ``leave`` message abandons the match.
+does.  The socket closing (the tab closed) or a ``leave`` message abandons the match, and so
+does a message that is not one of the page's (:class:`Unreadable`), after one error saying so.
 
 Only a page of this site, reached under a loopback name when the server listens on a
 loopback address, may open a table: a WebSocket is not bound by the same-origin rule, so
@@ -17,7 +18,6 @@ the ``Origin`` header is checked against ``Host``, and a loopback server refuses
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -32,6 +32,7 @@ from arena.human.match import Played, Table, person_clock, play_seated
 from arena.human.record import PLAY, record
 from arena.human.table import seat_names
 from arena.human.webfront import WebFront
+from arena.lightjson import json_loads_bounded
 from arena.referee import Abandon, TimeControl
 from arena.sandbox import Sandbox
 from arena.text import printable
@@ -53,6 +54,11 @@ ANSWER_CHARS: Final = 200
 POLICY_VIOLATION: Final = 1008
 STOPPING_S: Final = 10
 """How long a game may take to end and be recorded once the server is stopping."""
+MESSAGE_CHARS: Final = 256 * 1024
+"""Longer messages are refused unread: the page's are a few hundred characters, and reading
+JSON takes the server's one event loop (about half a second a megabyte)."""
+MESSAGE_DEPTH: Final = 8
+"""Deeper messages are refused unread: the page's nest two levels (a table's list of bots)."""
 FIRST_MESSAGE_S: Final = 30.0
 """How long a new play socket may stay silent before it is closed."""
 LONGEST_S: Final = 600
@@ -72,14 +78,40 @@ def _refusal(websocket: WebSocket) -> str | None:
     return None
 
 
-async def _first_message(websocket: WebSocket) -> object:
-    """The table the page asks for, sent first; ArenaError when it is not JSON or does not
-    come within :data:`FIRST_MESSAGE_S` (an idle socket holds nothing for long)."""
+class Unreadable(ArenaError):
+    """A message that is not one of the page's (a JSON object, as text): the socket is not
+    the page the person sees, so nothing more it says is taken."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"the page sent a message that cannot be read ({why})")
+        self.why = why
+
+
+async def _receive(websocket: WebSocket) -> dict[str, Any]:
+    """The page's next message; :class:`Unreadable` says why it is not one (a document
+    100,000 deep is refused unread: json.loads would raise RecursionError)."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text = message.get("text")
+    if not isinstance(text, str):
+        raise Unreadable("a binary message, not text")
+    if len(text) > MESSAGE_CHARS:
+        raise Unreadable(f"{len(text)} characters, more than {MESSAGE_CHARS}")
+    try:
+        value = json_loads_bounded(text, MESSAGE_DEPTH)
+    except ValueError as error:  # not JSON, too deep, or a number past Python's digit limit
+        raise Unreadable(str(error)) from None
+    if not isinstance(value, dict):
+        raise Unreadable("not a JSON object")
+    return value
+
+
+async def _first_message(websocket: WebSocket) -> dict[str, Any]:
+    """The table the page asks for, sent first; ArenaError when it is no message of the page
+    or does not come within :data:`FIRST_MESSAGE_S` (an idle socket holds nothing for long)."""
     with trio.move_on_after(FIRST_MESSAGE_S):
-        try:
-            return await websocket.receive_json()
-        except ValueError:  # not JSON, or a number past Python's digit limit
-            raise ArenaError("the page sent no table") from None
+        return await _receive(websocket)
     raise ArenaError(f"no table asked for within {FIRST_MESSAGE_S:.0f} s")
 
 
@@ -114,8 +146,6 @@ class Tables:
                 raise ArenaError("playing is off on this server: start `arena serve` with --play")
             if self.playing >= MAX_TABLES:
                 raise ArenaError(f"{MAX_TABLES} games are being played on this server: try again when one ends")
-            if not isinstance(choice, dict):
-                raise ArenaError("the page sent no table")
             seconds = seat_seconds(choice, self.longest_s)
             self.playing += 1
             try:
@@ -150,14 +180,14 @@ class Tables:
         async def listen() -> None:
             while True:
                 try:
-                    message = await websocket.receive_json()
+                    message = await _receive(websocket)
                 except WebSocketDisconnect:
                     abandon(f"{seating.person} left the match (closed the page)")
                     return
-                except json.JSONDecodeError:
-                    continue
-                if not isinstance(message, dict):
-                    continue
+                except Unreadable as error:
+                    await _send(websocket, {"type": "error", "message": f"{error}: the match is abandoned"})
+                    abandon(f"{seating.person}'s page sent a message that cannot be read ({error.why})")
+                    return
                 if message.get("type") == "leave":
                     abandon(f"{seating.person} left the match (Leave)")
                 elif message.get("type") == "answer" and isinstance(message.get("question"), int):

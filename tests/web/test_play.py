@@ -5,11 +5,15 @@ A whole short match is played to its placements and found stored and replayable;
 answer that names no legal action is refused with the reason and the turn kept; leaving,
 by the button or by closing the tab, records the match as abandoned; a bot that crashes
 mid-match leaves it and the person is told; Ctrl+C on the server mid-match records the match
-as abandoned; a page of another site cannot open a table."""
+as abandoned; a page of another site cannot open a table; a message the server cannot read
+(a JSON document 100,000 deep among them) gets one clear error, before the table is seated
+and mid-match, where the match is recorded as abandoned for what the page sent."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import json
 import os
 import socket
 import time
@@ -20,6 +24,8 @@ from urllib.parse import urlsplit
 
 import pytest
 from webtools import Server, Watched, arena, assert_clean, screenshot, start_server, stop_server
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, BytesMessage, CloseConnection, Event, Request, TextMessage
 
 from arena.botspec import load_manifest
 from arena.human.record import PlayError
@@ -267,3 +273,116 @@ def test_a_table_asked_with_a_bad_number_is_refused_in_one_sentence(tmp_path: Pa
         pass
     with pytest.raises(PlayError, match=f"^{key}: expected a whole number from 0 to 2\\^64 - 1, not "):
         seat_table(db, {"variant": "scat", "bots": ["random"], "name": "ivy", key: value})
+
+
+class PlaySocket:
+    """A WebSocket client of the play socket (wsproto on a plain socket) from this site's
+    origin, as the page's script is, but free to send what the page never would."""
+
+    def __init__(self, server: Server) -> None:
+        where = urlsplit(server.url)
+        self._connection = socket.create_connection((where.hostname, where.port), timeout=WAIT_MS / 1000)
+        self._socket = WSConnection(ConnectionType.CLIENT)
+        self._pending: list[dict[str, Any]] = []
+        self._text = ""
+        self.code: int | None = None
+        """How the server closed the socket (None while it is open)."""
+        self._write(Request(host=where.netloc, target="/play/socket", extra_headers=[(b"origin", server.url.encode())]))
+        while not any(isinstance(event, AcceptConnection) for event in self._read()):
+            pass
+
+    def __enter__(self) -> PlaySocket:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._connection.close()
+
+    def send(self, data: str | bytes) -> None:
+        self._write(TextMessage(data) if isinstance(data, str) else BytesMessage(data))
+
+    def receive(self) -> dict[str, Any] | None:
+        """The server's next message; None once it has closed the socket."""
+        while not self._pending and self.code is None:
+            self._read()
+        return self._pending.pop(0) if self._pending else None
+
+    def until_closed(self) -> list[dict[str, Any]]:
+        """Every message left, up to the server's close."""
+        messages = []
+        while (message := self.receive()) is not None:
+            messages.append(message)
+        return messages
+
+    def _write(self, event: Event) -> None:
+        self._connection.sendall(self._socket.send(event))
+
+    def _read(self) -> list[Event]:
+        data = self._connection.recv(65536)
+        self._socket.receive_data(data or None)
+        events = list(self._socket.events())
+        for event in events:
+            if isinstance(event, TextMessage):
+                self._text += event.data
+                if event.message_finished:
+                    self._pending.append(json.loads(self._text))
+                    self._text = ""
+            elif isinstance(event, CloseConnection):
+                self.code = event.code
+                with contextlib.suppress(OSError):
+                    self._write(event.response())
+        if not data and self.code is None:
+            self.code = 1006  # gone without a close frame
+        return events
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+"""A JSON document 100,000 arrays deep: the decoder of the standard library recurses once per level."""
+UNREADABLE = [
+    pytest.param(DEEP, "JSON nested deeper than 8 arrays and objects", id="100000-deep"),
+    pytest.param("{answer", "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+                 id="not-json"),
+    pytest.param('["answer", 1]', "not a JSON object", id="not-an-object"),
+    pytest.param(b'{"type": "leave"}', "a binary message, not text", id="binary"),
+    pytest.param(f'"{"x" * 300_000}"', "300002 characters, more than 262144", id="too-long"),
+]
+"""What a socket may send that is no message of the page, and what the server says of it."""
+
+
+@pytest.mark.parametrize(("sent", "said"), UNREADABLE)
+def test_a_message_that_cannot_be_read_before_seating_gets_one_clear_error_and_a_normal_close(
+        play_server: tuple[Server, Path], sent: str | bytes, said: str) -> None:
+    """A 100,000-deep message raised RecursionError in the handler: no word to the page,
+    and the socket closed with 1011 (internal error)."""
+    server, _ = play_server
+    with PlaySocket(server) as play:
+        play.send(sent)
+        messages = play.until_closed()
+    assert messages == [{"type": "error", "message": f"the page sent a message that cannot be read ({said})"}]
+    assert play.code == 1000
+
+
+@pytest.mark.parametrize(("sent", "said"), UNREADABLE)
+def test_a_message_that_cannot_be_read_mid_match_abandons_it_recorded_as_what_the_page_did(
+        play_server: tuple[Server, Path], sent: str | bytes, said: str) -> None:
+    """The page never sends such a message, so a socket that does is not the page the person
+    sees: one clear error, then the match is abandoned and recorded for what was sent (it was
+    recorded as 'the server stopped while ... played', which was false) and the socket closed."""
+    server, db = play_server
+    with PlaySocket(server) as play:
+        play.send(json.dumps({"variant": "scat", "bots": ["random"], "name": "kim", "options": SHORT, "seed": 12}))
+        seated = play.receive()
+        assert seated is not None and seated["type"] == "seated"
+        while (message := play.receive()) is not None and message["type"] != "decision":
+            pass
+        assert message is not None and message["question"] == 1
+        play.send(sent)
+        rest = play.until_closed()
+    problem = f"the page sent a message that cannot be read ({said})"
+    assert [m for m in rest if m["type"] == "error"] == [
+        {"type": "error", "message": f"{problem}: the match is abandoned"}]
+    recorded = rest[-1]
+    assert recorded["type"] == "recorded"
+    assert recorded["reason"] == f"abandoned: kim's page sent a message that cannot be read ({said})"
+    assert play.code == 1000
+    [match] = [m for m in stored(db) if m.id == recorded["match"]]
+    assert match.reason == recorded["reason"] and match.seats[0].decisions == 0
