@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["json_depth", "json_loads", "json_loads_bounded", "json_string"]
+__all__ = ["json_loads", "json_loads_bounded", "json_string"]
 
 _JSON_SPACE = " \t\n\r"
 _SCANNER: list[Callable[[str, int], tuple[Any, int]]] = []
@@ -56,7 +56,7 @@ def json_loads(text: str | bytes) -> Any:
     return json.loads(text)
 
 
-def json_depth(text: str) -> int:
+def _depth(text: str) -> int:
     """How deep arrays and objects nest in the JSON ``text`` (brackets in strings aside),
     counted without recursion, in C loops: any depth, any length."""
     import re
@@ -70,7 +70,7 @@ def json_loads_bounded(text: str, max_depth: int) -> Any:
     """``json.loads(text)`` of text from anyone; ValueError, saying what is wrong, for what
     is not JSON or nests deeper than ``max_depth`` (never RecursionError, and no value
     deeper than the code reading it expects)."""
-    if json_depth(text) > max_depth:
+    if _depth(text) > max_depth:
         raise ValueError(f"JSON nested deeper than {max_depth} arrays and objects")
     try:
         return json_loads(text)
