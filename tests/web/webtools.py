@@ -76,11 +76,13 @@ def _toml(value: str) -> str:
 
 def make_bot(folder: Path, name: str, text: dict[str, str] | None = None, code: str | None = None,
              variants: Sequence[str] = ("*",)) -> Path:
-    """A copy of the bundled random bot named ``name``, with ``text`` in its manifest."""
+    """A copy of the bundled random bot named ``name``, with ``text`` in its manifest.  Each
+    is by an author of its own (``web tests: NAME``): with authors apart, the default, made
+    bots still meet each other at every table."""
     target = folder / name
     shutil.copytree(BOTS_DIR / "random", target, ignore=shutil.ignore_patterns("__pycache__"))
-    fields = {"name": name, "version": "1.0.0", "author": "web tests", "description": f"{name} for the web tests",
-              **(text or {})}
+    fields = {"name": name, "version": "1.0.0", "author": f"web tests: {name}",
+              "description": f"{name} for the web tests", **(text or {})}
     lines = [f"{key} = {_toml(value)}" for key, value in fields.items()]
     listed = ", ".join(_toml(v) for v in variants)
     (target / "bot.toml").write_text("\n".join([*lines, f"variants = [{listed}]", 'entry = "bot.py"']) + "\n")
