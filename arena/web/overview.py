@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from math import comb
 from typing import Any
 
 from arena.referee import TimeControl
+from arena.rules import UnknownVariantError, get_variant
 from arena.tournament.league import LEAGUE
 from arena.tournament.ratings import ratings
-from arena.tournament.scheduler import plays
+from arena.tournament.scheduler import schedule
 from arena.tournament.sequential import TestPlan, verdict
+from arena.tournament.spec import SpecError, TournamentSpec, VariantPlan
 from arena.tournament.stats import Sprt
-from arena.tournament.store import VersionRow
 from arena.web.readonly import ReadOnlyStore
 
 __all__ = ["Competition", "competition", "competitions", "scheduled", "status", "when"]
@@ -103,9 +103,11 @@ def _competition(store: ReadOnlyStore, name: str, stored: int, updated: float) -
 
 
 def scheduled(store: ReadOnlyStore, spec: dict[str, Any]) -> int | None:
-    """How many matches the spec's last run scheduled, counted as the scheduler makes its
-    tables: every combination of the entrants that play a variant, at every table size,
-    each deal in every seat rotation (gauntlet: the challenger at every table)."""
+    """How many matches the spec's last run scheduled, as the scheduler
+    (:func:`arena.tournament.scheduler.schedule`) makes its tables from the stored spec
+    and versions: every deal of a table in every seat rotation.  A spec stored before
+    ``authors_apart`` existed was scheduled with every combination, as it is counted;
+    None if the spec cannot be scheduled now (a variant this arena no longer has)."""
     if isinstance(spec.get("scheduled"), int):
         return int(spec["scheduled"])  # a strength test records its own
     if "versions" not in spec or "variants" not in spec:
@@ -114,21 +116,16 @@ def scheduled(store: ReadOnlyStore, spec: dict[str, Any]) -> int | None:
     pinned = spec.get("pinned", {})
     challenger_id = next((v for k, v in pinned.items() if k.startswith("challenger:")), None)
     challenger = next((v for v in versions if v.id == challenger_id), None)
-    deals = int(spec.get("deals", 1))
-    total = 0
-    for plan in spec["variants"]:
-        field = [v for v in versions if plays(v, plan["name"])]
-        for size in plan["tables"]:
-            total += _tables(field, challenger, plan["name"], size) * deals * size
-    return total
-
-
-def _tables(field: list[VersionRow], challenger: VersionRow | None, variant: str, size: int) -> int:
-    if challenger is None:
-        return comb(len(field), size)
-    if not plays(challenger, variant):
-        return 0
-    return comb(len([v for v in field if v.id != challenger.id]), size - 1)
+    try:
+        plans = tuple(VariantPlan(get_variant(plan["name"]), dict(plan.get("options", {})), tuple(plan["tables"]))
+                      for plan in spec["variants"])
+        one_deal = TournamentSpec(name=str(spec.get("name", "")), variants=plans, deals=1,
+                                  authors_apart=spec.get("authors_apart", False))
+        # every deal of a table is played in the same rotations; the key does not change the count
+        tables = schedule(one_deal, versions, bytes(32), challenger)
+    except (UnknownVariantError, SpecError):
+        return None
+    return sum(len(table.matches) for table in tables) * int(spec.get("deals", 1))
 
 
 def _variants(store: ReadOnlyStore, name: str, spec: dict[str, Any]) -> list[str]:

@@ -6,8 +6,11 @@ runs.  Each page type is saved as a screenshot (results/screenshots/)."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+import tempfile
 from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +23,16 @@ from webtools import (
     arena,
     assert_clean,
     assert_same_ranking,
+    make_bot,
     screenshot,
     shown_ranking,
+    start_server,
+    stop_server,
     table,
+    tournament_file,
 )
+
+from arena.tournament.store import Store
 
 
 @pytest.mark.parametrize("tournament", ["webtest", "ladder"])
@@ -191,3 +200,43 @@ def test_hostile_bot_text_is_shown_as_text_and_never_runs(tab: Watched, server: 
     page.goto(server.url + "/t/webtest/")
     assert STDERR_PAYLOAD in page.inner_text("table.faults")
     assert_clean(tab)
+
+
+def _progress(server: Server, path: str, name: str) -> tuple[str, str]:
+    """The ``stored / scheduled`` count and the state a page shows of competition ``name``."""
+    status, _, body = server.get(path)
+    assert status == 200, (path, status)
+    html = body.decode()
+    if path == "/":
+        found = re.search(rf'<tr data-competition="{name}">.*?</tr>', html, re.S)
+        assert found is not None, html
+        html = found.group()
+    count = re.search(r'<span class="count">([^<]*)</span>', html)
+    state = re.search(r'<span class="state state-[^"]*">([^<]*)</span>', html)
+    assert count is not None and state is not None, html
+    return count.group(1), state.group(1)
+
+
+def test_a_tournament_with_authors_apart_shows_the_total_its_run_scheduled(web_data: WebData) -> None:
+    """random and heuristic share an author and never meet: the pages count the two tables
+    the run played (the command's total), not the three pairs of the entrants."""
+    folder = Path(tempfile.mkdtemp(prefix="apart-", dir=web_data.folder))
+    folder.chmod(0o755)
+    db = folder / "arena.db"
+    entrants: list[Path | str] = ["random", "heuristic", make_bot(folder, "loner", variants=["scat"])]
+    spec = tournament_file(folder, "apart", entrants, "\n".join(["[[variant]]", 'name = "scat"', "tables = [2]",
+                                                                  "options = { lives = 1 }"]))
+    result = arena("run", spec, "--db", db, "-q")
+    assert result.returncode == 0, result.stderr
+    assert "4/4 scheduled matches stored (complete)" in result.stdout  # 2 tables, 1 deal, 2 seatings
+    server = start_server(db)
+    try:
+        for path in ("/", "/t/apart/"):
+            assert _progress(server, path, "apart") == ("4 / 4", "complete"), path
+        with Store(db) as store:  # as an arena from before authors_apart stored it: it scheduled every pair
+            stored = store.tournament_spec("apart") or {}
+            store.save_tournament("apart", {k: v for k, v in stored.items() if k != "authors_apart"})
+        for path in ("/", "/t/apart/"):
+            assert _progress(server, path, "apart") == ("4 / 6", "incomplete"), path
+    finally:
+        stop_server(server)
