@@ -23,7 +23,8 @@ __all__ = ["LOCK_DIR", "PREFIX", "Lease", "UidPool"]
 PREFIX = "arena-bot-"
 LOCK_DIR = Path("/run/arena-bot-users")
 """The machine's one folder of lease locks: ``/run`` is the machine's own (never a private
-or per-job temporary folder), root-only to write, and emptied at boot, when no lease is held."""
+or per-job temporary folder) and root-only to write.  A lock file left by a process that is
+gone holds nothing: the kernel drops a ``flock`` with its last descriptor."""
 
 
 @dataclass
