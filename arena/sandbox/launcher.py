@@ -44,6 +44,7 @@ from arena.sandbox.cgroups import BotCgroup, CgroupSupport
 from arena.sandbox.layers import LAYERS, Layer, LayerStatus, Limits, SandboxError
 from arena.sandbox.probe import probe_layers
 from arena.sandbox.process import BotProcess
+from arena.sandbox.resident import Resident
 from arena.sandbox.sandboxed import Sandboxed
 from arena.sandbox.uids import Lease, UidPool
 
@@ -105,6 +106,7 @@ class Sandbox:
         }
         self.cgroups: CgroupSupport | None = None
         self.uids: UidPool | None = None
+        self.resident: Resident | None = None
         self.python = sys.executable
         self.sites: list[Path] = _site_dirs()
 
@@ -145,6 +147,10 @@ class Sandbox:
         box = cls(limits, layers=LAYERS)
         await probe_layers(box)
         return box
+
+    def prepare_resident(self) -> None:
+        """Make (or find) the resident copies bots read from (:mod:`arena.sandbox.resident`)."""
+        self.resident = Resident.prepare(self.python, _PACKAGE, self.sites or _site_dirs(), SITE_PACKAGES)
 
     # -- launching ------------------------------------------------------------------------
 
@@ -193,19 +199,20 @@ class Sandbox:
         return {"read": reads, "write": writes}
 
     def _bwrap_options(self, folder: Path | None, scratch: Path, seccomp_fd: int | None,
-                       environment: dict[str, str], workshop: bool) -> list[str]:
+                       environment: dict[str, str], workshop: bool, folder_copy: Path | None) -> list[str]:
         """bubblewrap's options.  Each folder the bot reads is bound at its place inside
         (:meth:`_inside`; the interpreter's own installation where it is), from a copy where
         the bot's user could not reach it (:mod:`arena.sandbox.reach`)."""
         args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
-        args += ["--ro-bind", "/usr", "/usr"]
+        resident = self.resident if self.status[Layer.RESIDENT].active and not workshop else None
+        args += ["--ro-bind", str(resident.usr if resident else "/usr"), "/usr"]
         for top in ("bin", "lib", "lib64", "sbin"):
             path = Path("/") / top
             if path.is_symlink():
                 args += ["--symlink", os.readlink(path), str(path)]
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
-        if ALTERNATIVES.is_dir():  # the links of /usr/bin/cc, java ... lead there (Debian)
+        if ALTERNATIVES.is_dir() and resident is None:  # the links of /usr/bin/cc, java ... lead there (Debian)
             args += ["--ro-bind", str(ALTERNATIVES), str(ALTERNATIVES)]
         size = str(self.limits.scratch_mb * _MB)
         args += ["--proc", "/proc", "--dev", "/dev"]
@@ -217,13 +224,18 @@ class Sandbox:
         for parent in _hidden_parents([p for p in binds if p not in inside]):
             args += ["--perms", "0111", "--dir", str(parent)]
         sites = set(self.sites)
+        copies: dict[Path, Path] = {}
+        if resident is not None:
+            copies = {_PACKAGE: resident.package, **dict(zip(self.sites or _site_dirs(), resident.sites, strict=True))}
+            if folder is not None and folder_copy is not None:
+                copies[folder] = folder_copy
         for path in binds:
             target = str(inside.get(path, path))
             if workshop and path == folder:
                 args += ["--bind", str(path), target]  # made reachable and the bot user's by launch
                 continue
-            reachable = reach.reachable(path, SITE_PACKAGES if path in sites else ())
-            args += ["--ro-bind", str(reachable), target]
+            origin = copies.get(path) or reach.reachable(path, SITE_PACKAGES if path in sites else ())
+            args += ["--ro-bind", str(origin), target]
         workplace = _translate(str(folder), inside) if workshop else SCRATCH_DIR
         args += ["--bind", str(scratch), SCRATCH_DIR, "--chdir", workplace]
         args += ["--remount-ro", "/"]  # the root's own folders: the bot may not unhide them (chmod)
@@ -260,6 +272,8 @@ class Sandbox:
             argv = [self.python, confine.__file__, "--", *argv]
         bwrap = active[Layer.BWRAP].active
         where = self._inside(folder) if bwrap else {} if workshop else self._seen(folder)
+        resident = self.resident if bwrap and active[Layer.RESIDENT].active and not workshop else None
+        reads_from = resident.bot(folder) if resident is not None and folder is not None else folder
         argv = [_translate(arg, where) for arg in argv]
         if confines_itself:
             _compile_package()
@@ -300,7 +314,7 @@ class Sandbox:
                            os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
                 passed += holders
                 environment[confine.STDIO_ENV] = f"{holders[0]} {holders[1]}"
-                options = _options_fd(self._bwrap_options(folder, home, seccomp_fd, environment, workshop))
+                options = _options_fd(self._bwrap_options(folder, home, seccomp_fd, environment, workshop, reads_from))
                 passed.append(options)
                 command = ["bwrap", "--args", str(options), "--", *argv]
                 env = {"PATH": "/usr/bin:/bin"}
@@ -325,7 +339,7 @@ class Sandbox:
         finally:
             for fd in passed:
                 os.close(fd)
-        return Sandboxed(process, home, cgroup, lease)
+        return Sandboxed(process, home, cgroup, lease, reads_from)
 
     def _preexec(
         self, lease: Lease | None, cgroup: BotCgroup | None, holders: tuple[int, int] | None = None

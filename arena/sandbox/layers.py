@@ -26,6 +26,7 @@ class Layer(StrEnum):
     FREEZE = "freeze"
     QUOTA = "quota"
     LANDLOCK = "landlock"
+    RESIDENT = "resident"
 
 
 LAYERS: dict[Layer, str] = {
@@ -36,7 +37,8 @@ LAYERS: dict[Layer, str] = {
     Layer.BWRAP: "the network, the filesystem beyond its own folders, other processes, the machine's load and "
              "counters in /proc (bubblewrap namespaces)",
     Layer.SECCOMP: "sockets, ptrace, mount, new namespaces, bpf, io_uring and other kernel interfaces; file locks, "
-               "change notifications and CPU affinity (channels between bots)",
+               "change notifications, page-cache hints and probes, the machine's counters (sysinfo, statfs) and "
+               "CPU affinity (channels between bots)",
     Layer.CGROUP: "fork bombs and memory exhaustion (pids and memory limits), per-decision CPU accounting",
     Layer.CGROUP_KILL: "processes escaping the session: the whole group is killed at once (cgroup v2)",
     Layer.FREEZE: "thinking on others' turns: once seen using the CPU there, the bot's processes are frozen from "
@@ -46,6 +48,8 @@ LAYERS: dict[Layer, str] = {
              "a file quota (it gets ENOSPC)",
     Layer.LANDLOCK: "reads and writes outside the bot's paths, TCP, signals and abstract sockets beyond its own "
                 "processes (the kernel's Landlock, applied inside the namespaces)",
+    Layer.RESIDENT: "signals through the page cache: everything a bot reads (its /usr of the runtimes bots are "
+                "offered, the arena, its own folder) is a copy in memory, with nothing to load, evict or time",
 }
 """Every layer the sandbox knows, and what it stops."""
 

@@ -33,6 +33,7 @@ async def probe_layers(box: Sandbox) -> None:
         if report is None and box.status[Layer.BWRAP].active:  # bubblewrap could not start: try without it
             box.set_layer(Layer.BWRAP, False, "bubblewrap failed to start the probe bot here")
             box.set_layer(Layer.SECCOMP, False, "applied by bubblewrap, which is not in use")
+            box.set_layer(Layer.RESIDENT, False, "bound by bubblewrap, which is not in use")
             report = await _run_probe(box)
         _confirm(box, report)
 
@@ -80,6 +81,13 @@ def _detect(box: Sandbox) -> None:
             box.set_layer(Layer.UID, False, str(error))
             box.set_layer(Layer.BWRAP, False, str(error))
             box.set_layer(Layer.SECCOMP, False, str(error))
+    if not box.status[Layer.BWRAP].active:
+        box.set_layer(Layer.RESIDENT, False, "bound by bubblewrap, which is not in use")
+    elif box.status[Layer.RESIDENT].active:
+        try:
+            box.prepare_resident()
+        except OSError as error:
+            box.set_layer(Layer.RESIDENT, False, f"cannot make the bots' resident copies: {error}")
 
 async def _run_probe(box: Sandbox) -> dict[str, object] | None:
     """Start the probe bot behind the candidate layers; its report, or None if it failed."""
@@ -102,7 +110,7 @@ async def _run_probe(box: Sandbox) -> dict[str, object] | None:
 def _confirm(box: Sandbox, report: dict[str, object] | None) -> None:
     """Keep only the layers whose effect the probe bot shows."""
     if report is None:
-        for name in (Layer.UID, Layer.BWRAP, Layer.SECCOMP, Layer.LANDLOCK):
+        for name in (Layer.UID, Layer.BWRAP, Layer.SECCOMP, Layer.LANDLOCK, Layer.RESIDENT):
             if box.status[name].active:
                 box.set_layer(name, False, "the probe bot did not start behind this layer")
         return
@@ -118,6 +126,8 @@ def _confirm(box: Sandbox, report: dict[str, object] | None) -> None:
         box.set_layer(Layer.SECCOMP, False, "the probe bot could still open a socket")
     if box.status[Layer.LANDLOCK].active and report.get("outside_write") == "allowed":
         box.set_layer(Layer.LANDLOCK, False, "the probe bot could still write outside its scratch folder")
+    if box.status[Layer.RESIDENT].active and report.get("machine_usr") is not False:
+        box.set_layer(Layer.RESIDENT, False, "the probe bot still saw the machine's /usr")
     if box.status[Layer.SECCOMP].active and report.get("flock") == "allowed":
         box.set_layer(Layer.SECCOMP, False, "the probe bot could still lock a shared file")
 

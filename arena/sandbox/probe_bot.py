@@ -47,6 +47,7 @@ report = {
     "passwd": attempt(read_passwd),
     "outside_write": attempt(write_outside),
     "flock": attempt(lock_shared_file),
+    "machine_usr": os.path.isdir("/usr/share"),  # in the machine's /usr, not in the bots' resident copy
     "namespaces": {ns: os.readlink(f"/proc/self/ns/{ns}") for ns in ("net", "pid", "mnt", "ipc")},
 }
 print(json.dumps(report), flush=True)

@@ -27,6 +27,8 @@ class Sandboxed:
     scratch: Path
     cgroup: BotCgroup | None = None
     lease: Lease | None = None
+    folder: Path | None = None
+    """Where the bot's folder is read from: the folder, or its copy under the ``resident`` layer."""
     _done: bool = field(default=False, repr=False)
     _cpu_fd: int = field(default=-1, repr=False)
     _freeze_fd: int = field(default=-1, repr=False)

@@ -148,6 +148,15 @@ def bot_copy(name: str, data: dict[str, str] | None = None, *, as_name: str | No
     return load_manifest(folder)
 
 
+def tell(bot: Bot | BotFault, name: str, text: str) -> None:
+    """Put a file ``name`` holding ``text`` in a started bot's folder, where it reads it: the
+    folder's resident copy under the ``resident`` layer, otherwise the folder itself."""
+    assert isinstance(bot, Bot) and bot.sandboxed.folder is not None, f"the bot did not start: {bot}"
+    path = bot.sandboxed.folder / name
+    path.write_text(text, encoding="utf-8")
+    os.chmod(path, 0o644)
+
+
 def random_bot() -> BotManifest:
     return find_bot("random")
 

@@ -34,6 +34,7 @@ from hostile import (
     play,
     processes_with,
     random_bot,
+    tell,
     wait_reaped,
 )
 
@@ -212,18 +213,16 @@ def test_uid_alone_keeps_the_referee_and_other_bots_out_of_reach_of_signals(box:
     bot = bot_copy("signaller")
     assert bot.folder is not None
 
-    def tell(bots: Sequence[Bot | BotFault]) -> None:
+    def victims(bots: Sequence[Bot | BotFault]) -> None:
         pids = [b.sandboxed.pid for b in (bots[0], bots[2]) if isinstance(b, Bot)]
-        (bot.folder / "victims.json").write_text(  # type: ignore[operator]
-            json.dumps({"referee": os.getpid(), "bots": pids}), encoding="utf-8")
-        os.chmod(bot.folder / "victims.json", 0o644)  # type: ignore[operator]
+        tell(bots[1], "victims.json", json.dumps({"referee": os.getpid(), "bots": pids}))
 
     def record(signum: int, _frame: object) -> None:
         received.append(signal.Signals(signum).name)
 
     previous = {sig: signal.signal(sig, record) for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
     try:
-        played = play(reduced, [random_bot(), bot, random_bot()], reporters=[1], before_match=tell)
+        played = play(reduced, [random_bot(), bot, random_bot()], reporters=[1], before_match=victims)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
