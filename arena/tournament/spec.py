@@ -30,6 +30,25 @@ TOURNAMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "tournaments"
 CLUSTER_ADDRESS: Final = re.compile(r"(tcp|tls)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 """A Dask scheduler's address: ``tcp://HOST:PORT`` or ``tls://HOST:PORT``."""
 
+MAX_NESTING: Final = 16
+"""How deep a tournament file's arrays and tables may nest, and how many parts a dotted key
+may have (a tournament needs four): tomllib reads nesting by recursion, RecursionError past
+a few hundred levels, and a dotted key in memory quadratic in its parts."""
+
+_STRINGS_AND_COMMENTS: Final = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*+(?:"""(?:""?)?+)?+'
+    r"|'''(?:[^']|'(?!''))*+(?:'''(?:''?)?+)?+"
+    r'|"(?:[^"\\\n]|\\.)*+"?+'
+    r"|'[^'\n]*+'?+"
+    r"|#[^\n]*+",
+    re.DOTALL,
+)
+"""TOML's strings (of each kind; unterminated, up to where they would end) and comments."""
+_BRACKET: Final = re.compile(r"[][{}]")
+_KEY_PART: Final = "[A-Za-z0-9_-]++"
+_DOTTED_KEY: Final = re.compile(rf"(?<![A-Za-z0-9_-]){_KEY_PART}(?:[ \t]*+\.[ \t]*+{_KEY_PART}){{{MAX_NESTING}}}")
+"""A key of more than MAX_NESTING parts, once strings are one letter each (quoted parts)."""
+
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 
@@ -186,6 +205,7 @@ def load_spec(ref: str | Path) -> TournamentSpec:
 
 def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
     """Validate a tournament file's text; :class:`SpecError` with file and line if wrong."""
+    _check_nesting(text, source)
     try:
         raw = msgspec.toml.decode(text, type=_File)
     except msgspec.ValidationError as error:
@@ -201,6 +221,8 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         line = re.search(r"at line (\d+)", str(error))
         where = f"{source or '<tournament>'}:{line.group(1)}" if line else str(source or "<tournament>")
         raise SpecError(f"{where}: not valid TOML: {error}") from None
+    except ValueError as error:  # an int of more digits than Python converts; its advice is for programmers
+        raise SpecError(f"{source or '<tournament>'}: not valid TOML: {str(error).split('; use sys.')[0]}") from None
 
     def fail(message: str, *keys: str | int) -> SpecError:
         return SpecError(f"{_where(source, text, list(keys))}: {message}")
@@ -258,6 +280,31 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
         source=source, text=text,
     )
+
+
+def _check_nesting(text: str, source: Path | None) -> None:
+    """SpecError at the line where ``text`` nests deeper than :data:`MAX_NESTING`, found
+    without recursion (brackets and dots in strings and comments aside), before tomllib
+    recurses into it."""
+    skeleton = _STRINGS_AND_COMMENTS.sub(_placeholder, text)
+    depth, found = 0, None
+    for bracket in _BRACKET.finditer(skeleton):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > MAX_NESTING:
+            found = bracket.start(), f"arrays and tables nested deeper than {MAX_NESTING} levels"
+            break
+    dotted = None if found else _DOTTED_KEY.search(skeleton)
+    if dotted:
+        found = dotted.start(), f"a dotted key nested deeper than {MAX_NESTING} tables"
+    if found:
+        line = skeleton.count("\n", 0, found[0]) + 1
+        raise SpecError(f"{source or '<tournament>'}:{line}: not valid TOML: {found[1]} (a tournament file needs four)")
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    """A string as one letter (a key part, if it is one), on as many lines; a comment as nothing."""
+    text = match.group()
+    return "" if text.startswith("#") else "s" + "\n" * text.count("\n")
 
 
 def check_cluster(address: str) -> str:

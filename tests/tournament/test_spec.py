@@ -4,9 +4,11 @@ kind of mistake (the ``arena run`` tests check the same through the command)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tourney import arena, copy_bot, scratch
 
 from arena.botspec import BOTS_DIR
 from arena.referee import FaultPolicy, TimeControl
@@ -147,3 +149,63 @@ def test_entrant_folders_are_relative_to_the_file_and_an_unknown_one_registers_n
         assert sorted(v.bot for v in versions) == ["random", "threshold"]
         copy = Path(next(v.path for v in versions if v.bot == "random") or "")
         assert copy.is_relative_to(tmp_path / "registry") and (copy / "bot.py").is_file()
+
+
+VARIANT = '[[variant]]\nname = "scat"\n'
+DEEP = [
+    # (file text, line, what nests too deep)
+    (VARIANT + "options.x = " + "[" * 100_000 + "]" * 100_000 + "\n", 3, "arrays and tables"),
+    (VARIANT + "\noptions = { x = " + "{ a = " * 100_000 + "1" + " }" * 100_000 + " }\n", 4, "arrays and tables"),
+    ("deals = 2\n" + VARIANT + "options." + ".".join(["a"] * 3000) + " = 1\n", 4, "dotted key"),
+    (VARIANT + '[variant.options."' + '"."'.join(["a"] * 3000) + '"]\n', 3, "dotted key"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "what"), DEEP, ids=["arrays", "inline-tables", "dotted-key", "header"])
+def test_a_file_nested_too_deep_is_refused_at_its_line(tmp_path: Path, text: str, line: int, what: str) -> None:
+    """tomllib reads nesting by recursion (100,000 levels raised RecursionError), and a
+    dotted key's parts in quadratic memory (20,000 parts took 2.4 GB)."""
+    path = tmp_path / "deep.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert str(caught.value).startswith(f"{path}:{line}: not valid TOML: "), str(caught.value)
+    assert what in str(caught.value) and "nested deeper than" in str(caught.value)
+
+
+def test_brackets_and_dots_in_strings_and_comments_are_not_nesting(tmp_path: Path) -> None:
+    path = tmp_path / "cup.toml"
+    lines = [
+        'description = """' + "[{" * 50,
+        '"" ' + "a." * 50 + '"""  # ' + "[" * 50,
+        "entrants = ['" + "[{." * 50 + "', " + '"\\"' + "]." * 50 + '"]',
+    ]
+    path.write_text("\n".join(lines) + "\n" + VARIANT, encoding="utf-8")
+    spec = load_spec(path)
+    assert spec.description.startswith("[{" * 50) and spec.entrants[1] == '"' + "]." * 50
+
+
+def test_a_number_too_long_to_read_is_refused_as_toml(tmp_path: Path) -> None:
+    """Python reads at most 4300 digits into an int: tomllib raised a bare ValueError."""
+    path = tmp_path / "long.toml"
+    path.write_text("deals = " + "9" * 5000 + "\n" + VARIANT, encoding="utf-8")
+    with pytest.raises(SpecError, match=rf"^{path}: not valid TOML: .*4300 digits"):
+        load_spec(path)
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    yield from scratch()
+
+
+def test_run_and_submit_refuse_a_file_nested_too_deep_in_one_line(home: Path) -> None:
+    path = home / "deep.toml"
+    path.write_text("open = true\n" + VARIANT + "options.x = " + "[" * 100_000 + "\n", encoding="utf-8")
+    bot = copy_bot(BOTS_DIR / "random", home / "mine", name="mine", variants=["scat"])
+    commands: list[list[str | Path]] = [["run", path], ["submit", bot, "--tournament", path]]
+    for args in commands:
+        result = arena(*args, "--db", home / "arena.db")
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"error: {path}:4: not valid TOML: arrays and tables nested deeper"), \
+            result.stderr
+        assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
