@@ -19,7 +19,7 @@ from pathlib import Path
 from py_compile import PycInvalidationMode
 from typing import Final, NoReturn
 
-from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot
+from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot, folded
 from arena.errors import ArenaError
 from arena.sandbox import scratch
 from arena.text import printable
@@ -147,6 +147,12 @@ def install(store: Store, manifest: BotManifest, name: str | None = None, *, bui
     if manifest.folder is None:  # an installed package's bot: its distribution is the version
         key = hashlib.sha256(f"{manifest.module}\0{manifest.version}".encode()).hexdigest()
         return store.register(bot, key, manifest.label, None, _manifest_dict(manifest))
+    if manifest.folder != BOTS_DIR / bot:  # a folder entrant may not pass for a bundled bot, as a submission may not
+        for bundled in sorted(b for b in bundled_names() if folded(b) == folded(bot)):
+            what = "the name of a bundled bot" if bundled == bot else \
+                f"which reads as {bundled!r}, the name of a bundled bot (case, '.', '-' and '_' aside)"
+            raise ManifestError(f"{manifest.folder}: its bot.toml names it {bot!r}, {what}\n"
+                                f"how to fix: give it a name of its own there (`name = \"my-{bundled}\"`)")
     check_size(manifest.folder, f"the folder of {manifest.label}")
     key = content_hash(manifest.folder)
     for version in store.versions(bot, withdrawn=True):

@@ -134,3 +134,17 @@ def test_a_manifest_nested_too_deep_to_read_is_refused_in_one_message(home: Path
     assert refused.returncode == 2, refused.stderr
     assert "bot.toml: not valid TOML: arrays or tables nested too deep to read" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize("name", ["heuristic", "random.", "thresh_old"])
+def test_a_folder_entrant_under_a_bundled_name_is_refused(home: Path, name: str) -> None:
+    """``arena submit`` refused the name, but a tournament file naming the folder installed
+    it as ``heuristic``, beside (and passing for) the bundled bot."""
+    impostor = copy_bot(BOTS_DIR / "random", home / "src" / "impostor", name=name, variants=["scat"])
+    db = home / "arena.db"
+    path = tournament_file(home, "squat", [impostor, "random"], [("scat", [2])])
+    run = arena("run", path, "--db", db, "-q", "--workers", "1")
+    assert run.returncode == 2, run.stderr
+    assert f"{impostor}: its bot.toml names it {name!r}" in run.stderr and "bundled bot" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.splitlines()) <= 2, run.stderr
+    assert query(db, "SELECT bot FROM versions WHERE bot = ?", name) == []
