@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,36 @@ def test_match_refuses_bad_input_before_starting_bots() -> None:
     assert "unknown bot 'ghost'" in arena("match", "-v", "scat", "-b", "random", "-b", "ghost").stderr
     assert "at least two" in arena("match", "-v", "scat", "-b", "random").stderr
     assert "for 2 to 9 players" in arena("match", "-v", "scat", *["-b", "random"] * 10).stderr
+
+
+SCENARIO = json.loads((Path(__file__).parent / "rules" / "vectors" / "rounds" /
+                       "01-knock-lowest-alone-loses-one.json").read_text(encoding="utf-8"))
+DEEP_JSON = "not a readable JSON file (JSON nested deeper than 16 arrays and objects)"
+REFUSED_SCENARIOS = [
+    # (file text, what the one line on stderr must say)
+    ("[" * 100_000 + "]" * 100_000, DEEP_JSON),
+    ('{"expect": ' * 100_000 + "{}" + "}" * 100_000, DEEP_JSON),
+    ('{"players": ' + "9" * 5000 + "}", "not a readable JSON file (not JSON: Exceeds the limit (4300 digits)"),
+    (json.dumps({**SCENARIO, "expect": {"rounds": [1]}}), "expected round 1 must be an object of round_end fields"),
+    (json.dumps({**SCENARIO, "expect": {"rounds": "showdown"}}), "'rounds' must be a list, not 'showdown'"),
+    (json.dumps({**SCENARIO, "expect": {"rounds": [{"\x1b[2Jend": "showdown"}]}}),
+     "expected round 1: '\\x1b[2Jend' is not the name of a round_end field"),
+    (json.dumps({**SCENARIO, "expect": {"over": [1]}}), "'over' must be true or false, not [1]"),
+    (json.dumps({**SCENARIO, "expect": {"placements": {"a": 1}}}), "'placements' must be a list, not {'a': 1}"),
+    (json.dumps({**SCENARIO, "name": {"a": 1}}), "'name' must be a string, not {'a': 1}"),
+    (json.dumps({**SCENARIO, "name": "\ud800"}), "'name' must be one line of printable text, not '\\ud800'"),
+    (json.dumps({**SCENARIO, "name": "\x1b]0;owned\x07"}), "'name' must be one line of printable text"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), REFUSED_SCENARIOS, ids=[m[:30] for _, m in REFUSED_SCENARIOS])
+def test_replay_refuses_a_scenario_it_cannot_read_in_one_line(tmp_path: Path, text: str, message: str) -> None:
+    """A scenario file comes from whoever reports a bug: 100,000 levels raised RecursionError,
+    odd expectations AttributeError or TypeError, a name with escapes reached the terminal."""
+    path = tmp_path / "scenario.json"
+    path.write_text(text, encoding="utf-8")
+    result = arena("replay", str(path))
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stderr.startswith(f"error: {path}: "), result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "\x1b" not in result.stdout + result.stderr, result.stderr

@@ -12,9 +12,10 @@ from tabulate import tabulate
 
 from arena.cards import parse_cards
 from arena.cli._app import OptionPairs, app, fail, user_errors
+from arena.lightjson import json_loads_bounded
 from arena.rules import Variant, get_variant, parse_option_pairs, variants
 from arena.rules.hands import HandValue, format_value
-from arena.rules.scenario import Replay, Scenario, ScenarioError, replay
+from arena.rules.scenario import MAX_DEPTH, Replay, Scenario, ScenarioError, replay
 from arena.text import counted
 
 
@@ -144,26 +145,27 @@ def replay_scenarios(
     unmet = 0
     for path in files:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            data = json_loads_bounded(path.read_text(encoding="utf-8"), MAX_DEPTH)
+        except (OSError, ValueError) as error:  # ValueError: UnicodeDecodeError too
             raise fail(f"{path}: not a readable JSON file ({error})") from None
         try:
-            result = replay(Scenario.from_dict(data))
+            scenario = Scenario.from_dict(data)
+            result = replay(scenario)
         except ScenarioError as error:
             raise fail(f"{path}: {error}") from None
         unmet += bool(result.mismatches)
         if as_json:
             typer.echo(json.dumps({"file": str(path), **result.to_dict()}))
         else:
-            typer.echo(_replay_text(path, data, result))
+            typer.echo(_replay_text(path, scenario, result))
     if unmet:
         raise typer.Exit(1)
 
 
-def _replay_text(path: Path, data: dict[str, Any], result: Replay) -> str:
+def _replay_text(path: Path, scenario: Scenario, result: Replay) -> str:
     state = result.state
     title = f"{path}: {state.variant.name}, {state.players} players"
-    lines = [title + (f" ({data['name']})" if data.get("name") else "")]
+    lines = [title + (f" ({scenario.name})" if scenario.name else "")]
     for number, end in enumerate(result.rounds, 1):
         lines.append("")
         lines.append(_round_text(number, end, state.players))
@@ -177,7 +179,7 @@ def _replay_text(path: Path, data: dict[str, Any], result: Replay) -> str:
         lines.append(f"match not over: seat {state.to_move} to move (legal: {legal})")
     if result.mismatches:
         lines.extend(f"NOT AS EXPECTED: {m}" for m in result.mismatches)
-    elif data.get("expect"):
+    elif scenario.expect:
         lines.append("every expectation met")
     return "\n".join(lines)
 

@@ -19,11 +19,19 @@ from typing import Any, Final
 from arena.cards import Card, Seed, parse_cards
 from arena.rules.game import Action, MatchState, Outcome, RulesError
 from arena.rules.registry import get_variant
+from arena.text import has_controls
 
-__all__ = ["Replay", "Scenario", "ScenarioError", "replay"]
+__all__ = ["MAX_DEPTH", "Replay", "Scenario", "ScenarioError", "replay"]
 
+MAX_DEPTH: Final = 16
+"""How deep a scenario file's arrays and objects may nest (a round's expectations are five
+levels down): the file comes from whoever reports a bug, and JSON is read by recursion."""
 _KEYS: Final = {"name", "note", "variant", "players", "dealer", "options", "seed", "decks", "actions", "expect"}
 _SEAT: Final = re.compile(r"^\s*(\d+)\s*:\s*(.*)$")
+_FIELD: Final = re.compile(r"[a-z][a-z0-9_]*")
+"""The name of a round_end field (an expectation's key, printed as it is)."""
+_UNPRINTABLE: Final = re.compile(r"[\ud800-\udfff]")
+"""Lone surrogates (JSON's ``\\ud800``): no terminal or file can show them."""
 
 
 class ScenarioError(RulesError):
@@ -75,7 +83,13 @@ class Scenario:
         unknown = sorted(set(expect) - {"rounds", "placements", "over"})
         if unknown:
             raise ScenarioError(f"unknown expectation(s) {', '.join(unknown)}; use rounds, placements, over")
-        return cls(variant, players, dealer, options, seed, decks, steps, expect, str(data.get("name", "")))
+        _check_rounds(_typed(expect, "rounds", list, []))
+        _typed(expect, "placements", list, [])
+        _typed(expect, "over", bool, False)
+        name = _typed(data, "name", str, "")
+        if has_controls(name) or _UNPRINTABLE.search(name):
+            raise ScenarioError(f"'name' must be one line of printable text, not {name!r}")
+        return cls(variant, players, dealer, options, seed, decks, steps, expect, name)
 
 
 def _typed(data: Mapping[str, Any], field: str, kind: type, default: Any = None) -> Any:
@@ -85,7 +99,17 @@ def _typed(data: Mapping[str, Any], field: str, kind: type, default: Any = None)
     return value
 
 
-_KIND_NAMES: Final = {str: "a string", int: "a whole number", dict: "an object", list: "a list"}
+_KIND_NAMES: Final = {str: "a string", int: "a whole number", dict: "an object", list: "a list", bool: "true or false"}
+
+
+def _check_rounds(rounds: list[Any]) -> None:
+    """ScenarioError unless each expected round is an object keyed by round_end field names."""
+    for number, wanted in enumerate(rounds, 1):
+        if not isinstance(wanted, dict):
+            raise ScenarioError(f"expected round {number} must be an object of round_end fields, not {wanted!r}")
+        for key in wanted:
+            if not _FIELD.fullmatch(key):
+                raise ScenarioError(f"expected round {number}: {key!r} is not the name of a round_end field")
 
 
 def _deck(index: int, text: object) -> tuple[Card, ...]:
