@@ -19,13 +19,30 @@ pinned core as a tournament worker runs them, sending a random secret:
 * **memory, two tables on two cores**: the same with memory traffic instead of the CPU,
   each table on its own core (as two workers run them): the senders stream through 64 MB
   while the bit is 1; the receiver times its own streaming.
+* **page cache**: the pages of the big files under ``/usr`` that nobody has read since
+  boot.  Every bot may read them and a plain read loads a page for good (here the first
+  read of a page takes 45 microseconds or more, a cached one about one); bots cannot ask
+  whether a page is cached or push it out (seccomp), but they can time their own first
+  read.  The sender reads the pages of the 1 bits; the receiver times one read of each
+  page, which loads it too: each page carries one bit once (every other page of the files
+  of 32 MB or more: about 240,000 here; a row says when a run used them all).  Both ends
+  number the pages the same way from a seed (the colluder's docstring).  Measured **at
+  one table** (the receiver reads, at each of its turns, the blocks the sender sent at
+  its own; also with every turn held to ``min_turn_ms``), **between two tables on two
+  cores** (one block per period of wall time), and **across the process generations of
+  one bot** (a fresh process for each rotation of a duplicate deal: each generation reads
+  what the one before sent; played as matches in a row, each with a fresh process of the
+  same bot; its figure is per rotation gap).  Before each, the benchmark (outside the
+  sandbox) pushes those files out of the page cache, as a machine that has not read them
+  since boot has them.  Where the bot's ``/usr`` is a resident copy in memory (the
+  ``resident`` layer) the colluder uses the largest files it finds there.
 
 For each it prints the raw rate (symbols sent per second times bits per symbol), the
 symbol error rate, and the capacity that error rate leaves (Shannon's, for a symmetric
 channel): the number to compare with what a bot would need to send (a 3-card hand is
 about 14 bits; the whole deal of a 4-player match about 225).
 
-    python benchmarks/covert.py [--seconds 20] [--channels timing,cpu,memory]
+    python benchmarks/covert.py [--seconds 20] [--channels timing,cpu,memory,pagecache]
 """
 
 from __future__ import annotations
@@ -37,6 +54,7 @@ import math
 import os
 import random
 import shutil
+import stat
 import statistics
 import sys
 import tempfile
@@ -61,6 +79,13 @@ SCAT = get_variant("scat")
 TIME = TimeControl(move_ms=1000, bank_ms=5000, first_move_ms=2000, startup_ms=10_000)
 PREAMBLE = 16
 """Symbols the timing sender starts with, all 0: the receiver calibrates on them."""
+PAGE_CACHE: dict[str, Any] = {
+    "min_mb": 32, "spacing": 8192, "threshold_us": 20,
+    "avoid": ["/usr/bin/node", "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "/usr/lib/chromium/chromium"],
+}
+"""The pages of the page cache channels: every ``spacing`` bytes of each file of at least
+``min_mb`` MB under /usr, but programs other tables may be running (JavaScript bots, C++
+builds); a read under ``threshold_us`` was cached."""
 
 
 def copy_colluder(folder: Path, role: dict[str, Any]) -> BotManifest:
@@ -83,6 +108,46 @@ def capacity(bits_per_symbol: float, error: float, levels: int) -> float:
         return max(0.0, 1 - entropy(error))
     spread = error * math.log2(levels - 1) if error > 0 else 0.0
     return max(0.0, bits_per_symbol - entropy(error) - spread)
+
+
+def big_files(min_mb: int, avoid: Sequence[str]) -> list[str]:
+    """The files the page cache channels use (the colluder makes the same list)."""
+    found = []
+    for folder, _, names in os.walk("/usr"):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                info = os.stat(path, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size >= min_mb << 20 and path not in avoid:
+                found.append(path)
+    return sorted(found)
+
+
+def evict_big_files() -> None:
+    """Push the page cache channels' files out of the page cache (pages mapped by running
+    programs stay), so each channel starts from pages nobody has read."""
+    for path in big_files(PAGE_CACHE["min_mb"], PAGE_CACHE["avoid"]):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def unhex(text: str) -> str:
+    return bin(int(text, 16))[2:].zfill(len(text) * 4)
+
+
+def pin(bot: Bot, core: int) -> None:
+    for pid in bot.sandboxed.cgroup.pids() if bot.sandboxed.cgroup else {bot.sandboxed.pid}:
+        os.sched_setaffinity(pid, {core})
+
+
+def two_cores() -> tuple[int, int]:
+    cores = sorted(os.sched_getaffinity(0) | set(range(os.cpu_count() or 1)))
+    return cores[0], cores[-1]
 
 
 async def play_for(seconds: float, tables: Sequence[list[Bot]], time_control: TimeControl = TIME) -> float:
@@ -141,10 +206,9 @@ async def load_channel(sandbox: Sandbox, folder: Path, seconds: float, period_ms
         ready = [b for b in bots if isinstance(b, Bot)]
         assert len(ready) == 4, bots
         if kind == "memory":  # each table on a core of its own, as two workers run them
-            cores = sorted(os.sched_getaffinity(0) | set(range(os.cpu_count() or 1)))
-            for bot, core in zip(ready, (cores[0], cores[0], cores[-1], cores[-1])):
-                for pid in bot.sandboxed.cgroup.pids() if bot.sandboxed.cgroup else {bot.sandboxed.pid}:
-                    os.sched_setaffinity(pid, {core})
+            first, last = two_cores()
+            for bot, core in zip(ready, (first, first, last, last)):
+                pin(bot, core)
         elapsed = await play_for(seconds, [ready[:2], ready[2:]])
         samples = [(float(t), float(speed)) for t, speed in lines(ready[2], "S")]
     by_period: dict[int, list[float]] = {}
@@ -160,6 +224,76 @@ async def load_channel(sandbox: Sandbox, folder: Path, seconds: float, period_ms
     where = "two tables on one core" if kind == "cpu" else "two tables on two cores"
     return {"channel": f"{kind} load, {where}, {period_ms} ms a bit", "symbols": len(decoded), "raw bits/s": rate,
             "error": error, "capacity bits/s": rate * capacity(1, error, 2)}
+
+
+async def page_cache_channel(sandbox: Sandbox, folder: Path, seconds: float, block: int, period_ms: int = 0,
+                             min_turn_ms: int = 0) -> dict[str, Any]:
+    """A sender sends ``block`` bits of a secret through the page cache at each of its
+    decisions (at one table with the receiver, every turn held to ``min_turn_ms``), or
+    each ``period_ms`` of wall time (two tables on two cores); the receiver reads each
+    block once after."""
+    rng = random.Random(block * 1000 + period_ms)
+    bits = "".join(rng.choice("01") for _ in range(4096))
+    common = {**PAGE_CACHE, "seed": f"covert {block} {period_ms}", "block": block}
+    if period_ms:
+        common |= {"period_ms": period_ms, "epoch": time.time() + 1.0}
+    sender = copy_colluder(folder, {"role": "pagecache-sender", "bits": bits, **common})
+    receiver = copy_colluder(folder, {"role": "pagecache-receiver", "sender_seat": 0, **common})
+    evict_big_files()
+    manifests = [sender, find_bot("random"), receiver, find_bot("random")] if period_ms else [sender, receiver]
+    async with open_bots(manifests, time_control=TIME, sandbox=sandbox) as bots:
+        ready = [b for b in bots if isinstance(b, Bot)]
+        assert len(ready) == len(manifests), bots
+        if period_ms:  # each table on a core of its own, as two workers run them
+            first, last = two_cores()
+            for bot, core in zip(ready, (first, first, last, last)):
+                pin(bot, core)
+            elapsed = await play_for(seconds, [ready[:2], ready[2:]])
+        else:
+            elapsed = await play_for(seconds, [ready], dataclasses.replace(TIME, min_turn_ms=min_turn_ms))
+        received = {int(j): unhex(hexed) for j, hexed in lines(ready[2 if period_ms else 1], "P")}
+        used_up = lines(ready[2 if period_ms else 1], "X")
+    # the blocks read, counted from the block numbers (the stderr kept may have lost the first lines)
+    count = (max(received) + 1 - (min(received) if period_ms else 0)) if received else 0
+    errors = sum(got[i] != bits[(j * block + i) % len(bits)] for j, got in received.items() for i in range(block))
+    error = errors / (len(received) * block) if received else 1.0
+    rate = count * block / elapsed
+    held = f", every turn held to {min_turn_ms} ms" if min_turn_ms else ""
+    where = f"two tables on two cores, {block} bits each {period_ms} ms" if period_ms else \
+        f"same table, {block} bits a decision{held}"
+    if used_up:
+        where += f", every one of the {used_up[0][0]} pages used"
+    return {"channel": f"page cache, {where}", "symbols": count * block, "raw bits/s": rate,
+            "error": error, "capacity bits/s": rate * capacity(1, error, 2)}
+
+
+async def generations_channel(sandbox: Sandbox, folder: Path, seconds: float, generations: int, block: int,
+                              slot_bits: int) -> dict[str, Any]:
+    """One bot, ``generations`` matches in a row, each in a fresh process (the rotations of
+    a duplicate deal): each generation sends ``slot_bits`` random bits of its own through
+    the page cache and reads what the one before sent, ``block`` bits a decision."""
+    bot = copy_colluder(folder, {"role": "pagecache-generations", **PAGE_CACHE, "seed": "covert generations",
+                                 "block": block, "slot_bits": slot_bits})
+    evict_big_files()
+    seen, sent, got, reading = [], [], [], 0.0
+    for generation in range(generations):
+        async with open_bots([bot, find_bot("random")], time_control=TIME, sandbox=sandbox) as bots:
+            ready = [b for b in bots if isinstance(b, Bot)]
+            assert len(ready) == 2, bots
+            elapsed = await play_for(seconds / generations, [ready])
+            reading += elapsed if generation else 0.0
+            seen += [int(g) for g, in lines(ready[0], "G")]
+            sent.append({int(at): unhex(hexed) for at, hexed in lines(ready[0], "E")})
+            got.append({int(at): unhex(hexed) for at, hexed in lines(ready[0], "D")})
+    pairs = [(sent[g][at], bits) for g in range(generations - 1) for at, bits in got[g + 1].items() if at in sent[g]]
+    count = sum(len(bits) for _, bits in pairs)
+    error = sum(a != b for s, r in pairs for a, b in zip(s, r)) / count if count else 1.0
+    gaps = generations - 1
+    note = "" if seen == list(range(generations)) else f", generations found {seen}"
+    return {"channel": f"page cache, one bot across {generations} process generations: {count / gaps:.0f} bits "
+                       f"a rotation gap (capacity {count / gaps * capacity(1, error, 2):.0f}){note}",
+            "symbols": count, "raw bits/s": count / reading if reading else 0.0, "error": error,
+            "capacity bits/s": count / reading * capacity(1, error, 2) if reading else 0.0}
 
 
 async def measure(channels: Sequence[str], seconds: float) -> list[dict[str, Any]]:
@@ -178,6 +312,15 @@ async def measure(channels: Sequence[str], seconds: float) -> list[dict[str, Any
                 for period in (100, 400):
                     rows.append(await load_channel(sandbox, folder, seconds, period, kind))
                     print(f"  {rows[-1]['channel']}: done", flush=True)
+        if "pagecache" in channels:
+            for held in (0, 10):
+                rows.append(await page_cache_channel(sandbox, folder, seconds, 64, min_turn_ms=held))
+                print(f"  {rows[-1]['channel']}: done", flush=True)
+            for period in (50, 10):
+                rows.append(await page_cache_channel(sandbox, folder, seconds, 64, period_ms=period))
+                print(f"  {rows[-1]['channel']}: done", flush=True)
+            rows.append(await generations_channel(sandbox, folder, seconds, 3, 256, 8192))
+            print(f"  {rows[-1]['channel']}: done", flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return rows
@@ -186,7 +329,8 @@ async def measure(channels: Sequence[str], seconds: float) -> list[dict[str, Any
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="how long each channel is measured")
-    parser.add_argument("--channels", default="timing,cpu,memory", help="timing, cpu, memory (comma-separated)")
+    parser.add_argument("--channels", default="timing,cpu,memory,pagecache",
+                        help="timing, cpu, memory, pagecache (comma-separated)")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cores[-1]})  # the referee and every bot on one core, as in a worker
