@@ -123,8 +123,8 @@ def _crowded(spec: TournamentSpec, index: int, size: int, field: Sequence[Versio
     """The error for a table size that no group of different authors fills."""
     name = spec.variants[index].variant.name
     authors = len({_camp(v) for v in field})
-    return SpecError(f"{spec.locate('variant', index, 'tables')}: authors apart: no table of {name} for {size} "
-                     f"seats {size} bots of different authors: the {len(field)} entrants that play it are by "
+    return SpecError(f"{spec.locate('variant', index, 'tables')}: authors apart: a table of {name} for {size} "
+                     f"needs {size} bots of different authors: the {len(field)} entrants that play it are by "
                      f"{counted(authors, 'author')}: {_authors(field)}. Add bots by other authors, drop the table "
                      "size, or set authors_apart = false to let bots of one author share a table")
 

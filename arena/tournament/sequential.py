@@ -68,10 +68,13 @@ class TestPlan:
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", raw)
 
     def spec(self, deals: int) -> TournamentSpec:
-        """The tournament that plays ``deals`` deals (one table: NEW, BASE and the field)."""
+        """The tournament that plays ``deals`` deals (one table: NEW, BASE and the field).
+
+        Authors are not kept apart: the test's one table seats every bot it names on purpose
+        (two versions of one bot, or bundled bots of one author in the field)."""
         plan = VariantPlan(get_variant(self.variant), dict(self.options), (self.players,))
         return TournamentSpec(self.title, (plan,), entrants=(self.new, self.base, *self.field_bots), deals=deals,
-                              time=self.time, description=f"arena test {self.new} {self.base}")
+                              time=self.time, description=f"arena test {self.new} {self.base}", authors_apart=False)
 
     def settings(self) -> dict[str, Any]:
         """What the store keeps so that the verdict can be shown again."""

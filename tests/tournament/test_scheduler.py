@@ -192,7 +192,7 @@ def test_a_table_size_no_group_of_different_authors_fills_is_refused_naming_the_
     assert "scat for 3" in message and "2 authors" in message
     assert "'Ann' (ann-1, ann-2)" in message and "'Bea' (bea)" in message and "authors_apart = false" in message
     assert schedule(spec(authors_apart=False), field, KEY)  # or play them together on purpose
-    with pytest.raises(SpecError, match="no table of scat for 2 .* 1 author"):
+    with pytest.raises(SpecError, match="a table of scat for 2 needs 2 bots of different authors.* 1 author"):
         schedule(spec('[[variant]]\nname = "scat"\ntables = [2]\n', authors_apart=True), field[:2], KEY)
 
 

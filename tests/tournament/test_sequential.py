@@ -74,3 +74,18 @@ def test_an_unsettled_tournament_stops_at_its_limit_and_says_so(home: Path) -> N
     done = arena("run", path, "--db", home / "arena.db", "-q")
     assert done.returncode == 0, done.stderr
     assert "not settled at 99.9% after 10 deals per table (the limit is 30 matches)" in done.stdout
+
+
+def test_a_field_of_bundled_bots_shares_the_table_with_a_bot_of_another_author(home: Path) -> None:
+    """The test's one table seats every bot it names: authors are not kept apart there,
+    though the bundled field bots share an author that the new bot does not."""
+    mine = copy_bot(BOTS_DIR / "random", home / "mine", name="mine")
+    manifest = mine / "bot.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('author = "Thirty-One Arena"',
+                                                                       'author = "Someone Else"'), encoding="utf-8")
+    done = arena("test", str(mine), "heuristic", "--players", "3", "--field", "random", "-v", "scat",
+                 "--max-deals", "8", "--batch", "8", "--db", home / "arena.db", "-q")
+    assert done.returncode == 0, done.stderr
+    assert "authors apart" not in done.stderr
+    with Store(home / "arena.db") as store:
+        assert store.matches(), "the test played no match"
