@@ -147,14 +147,14 @@ def install(store: Store, manifest: BotManifest, name: str | None = None, *, bui
     if manifest.folder is None:  # an installed package's bot: its distribution is the version
         key = hashlib.sha256(f"{manifest.module}\0{manifest.version}".encode()).hexdigest()
         return store.register(bot, key, manifest.label, None, _manifest_dict(manifest))
-    if manifest.folder != BOTS_DIR / bot:  # a folder entrant may not pass for a bundled bot, as a submission may not
-        for bundled in sorted(b for b in bundled_names() if folded(b) == folded(bot)):
+    check_size(manifest.folder, f"the folder of {manifest.label}")
+    key = content_hash(manifest.folder)
+    for bundled in sorted(b for b in bundled_names() if folded(b) == folded(bot)):
+        if key != content_hash(BOTS_DIR / bundled):  # a copy of a bundled bot is that bot; other code would pass for it
             what = "the name of a bundled bot" if bundled == bot else \
                 f"which reads as {bundled!r}, the name of a bundled bot (case, '.', '-' and '_' aside)"
             raise ManifestError(f"{manifest.folder}: its bot.toml names it {bot!r}, {what}\n"
                                 f"how to fix: give it a name of its own there (`name = \"my-{bundled}\"`)")
-    check_size(manifest.folder, f"the folder of {manifest.label}")
-    key = content_hash(manifest.folder)
     for version in store.versions(bot, withdrawn=True):
         if version.hash == key and version.path and Path(version.path).is_dir():
             return store.register(bot, key, version.label, version.path, version.manifest)
