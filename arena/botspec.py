@@ -31,6 +31,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.text import has_controls, printable
+from arena.tomldepth import too_deep
 
 __all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "folded", "load_manifest",
            "manifest_for"]
@@ -98,11 +99,15 @@ def load_manifest(folder: Path) -> BotManifest:
     if not path.is_file():
         raise ManifestError(f"{folder}: no bot.toml (a bot is a folder with a bot.toml manifest; see docs/BOTS.md)")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
         raise ManifestError(f"{path}: not valid TOML: {error}") from None
-    except RecursionError:  # tomllib reads nesting by recursion; a manifest needs two levels
-        raise ManifestError(f"{path}: not valid TOML: arrays or tables nested too deep to read") from None
+    if found := too_deep(text):  # tomllib would recurse into it, or fill memory with a dotted key
+        raise ManifestError(f"{path}:{found[0]}: not valid TOML: {found[1]} (a manifest needs two)")
+    try:
+        data = tomllib.loads(text)
+    except ValueError as error:  # TOMLDecodeError, and a number too long to convert
+        raise ManifestError(f"{path}: not valid TOML: {error}") from None
     manifest = _validate(data, str(path), folder)
     if manifest.entry is not None and not (folder / manifest.entry).is_file():
         raise ManifestError(f"{path}: entry {manifest.entry!r} is not a file in {folder}")

@@ -21,6 +21,7 @@ from arena.errors import ArenaError
 from arena.referee import Clock, FaultPolicy, PolicyMode, TimeControl
 from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
+from arena.tomldepth import too_deep
 
 __all__ = ["Settle", "SpecError", "TournamentSpec", "VariantPlan", "check_cluster", "load_spec", "parse_spec"]
 
@@ -29,25 +30,6 @@ TOURNAMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "tournaments"
 
 CLUSTER_ADDRESS: Final = re.compile(r"(tcp|tls)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
 """A Dask scheduler's address: ``tcp://HOST:PORT`` or ``tls://HOST:PORT``."""
-
-MAX_NESTING: Final = 16
-"""How deep a tournament file's arrays and tables may nest, and how many parts a dotted key
-may have (a tournament needs four): tomllib reads nesting by recursion, RecursionError past
-a few hundred levels, and a dotted key in memory quadratic in its parts."""
-
-_STRINGS_AND_COMMENTS: Final = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*+(?:"""(?:""?)?+)?+'
-    r"|'''(?:[^']|'(?!''))*+(?:'''(?:''?)?+)?+"
-    r'|"(?:[^"\\\n]|\\.)*+"?+'
-    r"|'[^'\n]*+'?+"
-    r"|#[^\n]*+",
-    re.DOTALL,
-)
-"""TOML's strings (of each kind; unterminated, up to where they would end) and comments."""
-_BRACKET: Final = re.compile(r"[][{}]")
-_KEY_PART: Final = "[A-Za-z0-9_-]++"
-_DOTTED_KEY: Final = re.compile(rf"(?<![A-Za-z0-9_-]){_KEY_PART}(?:[ \t]*+\.[ \t]*+{_KEY_PART}){{{MAX_NESTING}}}")
-"""A key of more than MAX_NESTING parts, once strings are one letter each (quoted parts)."""
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -283,28 +265,11 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
 
 
 def _check_nesting(text: str, source: Path | None) -> None:
-    """SpecError at the line where ``text`` nests deeper than :data:`MAX_NESTING`, found
-    without recursion (brackets and dots in strings and comments aside), before tomllib
-    recurses into it."""
-    skeleton = _STRINGS_AND_COMMENTS.sub(_placeholder, text)
-    depth, found = 0, None
-    for bracket in _BRACKET.finditer(skeleton):
-        depth += 1 if bracket.group() in "[{" else -1
-        if depth > MAX_NESTING:
-            found = bracket.start(), f"arrays and tables nested deeper than {MAX_NESTING} levels"
-            break
-    dotted = None if found else _DOTTED_KEY.search(skeleton)
-    if dotted:
-        found = dotted.start(), f"a dotted key nested deeper than {MAX_NESTING} tables"
-    if found:
-        line = skeleton.count("\n", 0, found[0]) + 1
-        raise SpecError(f"{source or '<tournament>'}:{line}: not valid TOML: {found[1]} (a tournament file needs four)")
-
-
-def _placeholder(match: re.Match[str]) -> str:
-    """A string as one letter (a key part, if it is one), on as many lines; a comment as nothing."""
-    text = match.group()
-    return "" if text.startswith("#") else "s" + "\n" * text.count("\n")
+    """SpecError at the line where ``text`` nests deeper than a tournament file may, before
+    tomllib recurses into it (:mod:`arena.tomldepth`)."""
+    if found := too_deep(text):
+        line, how = found
+        raise SpecError(f"{source or '<tournament>'}:{line}: not valid TOML: {how} (a tournament file needs four)")
 
 
 def check_cluster(address: str) -> str:
