@@ -202,6 +202,8 @@ def _read_key(path: Path) -> bytes:
         return parse_key(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise fail(f"cannot read the key file {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise fail(f"the key file {path} is not text: a key is 64 hexadecimal digits (arena key)") from None
 
 
 @app.command("run")

@@ -522,6 +522,10 @@ def test_the_deal_key_is_kept_exported_and_replays_the_same_deals(home: Path, bo
     assert refused.returncode == 2 and "already deals from its own key" in refused.stderr
     missing = arena("key", "nothing", "--db", first / "arena.db")
     assert missing.returncode == 2 and "has no key" in missing.stderr
+    binary = home / "binary.key"
+    binary.write_bytes(b"\xff\xfe" * 32)  # not UTF-8: was a UnicodeDecodeError traceback
+    refused = arena("run", path, "--db", home / "third.db", "-q", "--key-file", binary)
+    assert refused.returncode == 2 and "is not text" in refused.stderr and "Traceback" not in refused.stderr, refused
 
 
 # -- authors apart --------------------------------------------------------------------------------
