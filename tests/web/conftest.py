@@ -37,15 +37,16 @@ from webtools import (
 
 
 def _build(folder: Path) -> WebData:
-    """The database: ``arena run`` of scat (two seats, 12 matches) among random, heuristic,
+    """The database: ``arena run`` of scat (two seats, 12 matches) among the bundled random
+    and heuristic (one author: authors are not kept apart here),
     a bot whose manifest is all markup and one that crashes with markup on its stderr, and
     skat (three seats, 3 matches) among the first three; then, played in process, a small
     ladder and a match of every variant."""
-    entrants = [make_bot(folder, "random"), make_bot(folder, "hostile", PAYLOADS),
+    entrants = ["random", make_bot(folder, "hostile", PAYLOADS),
                 make_bot(folder, "crasher", {"description": STDERR_PAYLOAD}, CRASHER, ["scat"]), "heuristic"]
     spec = tournament_file(folder, "webtest", entrants, "\n".join([
         "[[variant]]", 'name = "scat"', "tables = [2]", "options = { lives = 1 }",
-        "[[variant]]", 'name = "skat"', "tables = [3]", "options = { rounds = 3 }"]))
+        "[[variant]]", 'name = "skat"', "tables = [3]", "options = { rounds = 3 }"]), authors_apart=False)
     data = WebData(folder, folder / "arena.db")
     result = arena("run", spec, "--db", data.db, "-q")
     assert result.returncode == 0, result.stderr

@@ -103,12 +103,15 @@ def arena(*args: str | Path, timeout: float = TIMEOUT_S) -> subprocess.Completed
                           check=False)
 
 
-def tournament_file(folder: Path, name: str, entrants: Sequence[Path | str], variants: str, deals: int = 1) -> Path:
-    """A tournament file with short time limits for ``entrants``."""
+def tournament_file(folder: Path, name: str, entrants: Sequence[Path | str], variants: str, deals: int = 1,
+                    authors_apart: bool | None = None) -> Path:
+    """A tournament file with short time limits for ``entrants`` (``authors_apart``: the
+    setting, if given; the default rule otherwise)."""
     path = folder / f"{name}.toml"
+    apart = [] if authors_apart is None else [f"authors_apart = {str(authors_apart).lower()}"]
     path.write_text("\n".join([
         f'name = "{name}"', f'description = "{name}: the web tests\' tournament"',
-        "entrants = [" + ", ".join(_toml(str(e)) for e in entrants) + "]", f"deals = {deals}",
+        "entrants = [" + ", ".join(_toml(str(e)) for e in entrants) + "]", f"deals = {deals}", *apart,
         "[time]", "move_ms = 2000", "bank_ms = 2000", "first_move_ms = 5000", "startup_ms = 20000", variants,
     ]) + "\n")
     return path
