@@ -48,6 +48,8 @@ SKIPPED: Final = frozenset({"test", "idlelib", "tkinter", "turtledemo", "ensurep
                             "dist-packages"})
 """Folders of the standard library no bot needs (tests, GUI, installers, the archive to embed Python)."""
 _SIZE_MB: Final = 4096
+_FORMAT: Final = b"2"
+"""Changes when what a copy holds changes (2: files keep their times, so bytecode stays current)."""
 _LIST = re.compile(r"^\s*(?:\S+ => )?(/\S+) \(0x[0-9a-f]+\)$")
 
 
@@ -80,7 +82,7 @@ def _locked() -> Iterator[None]:
 
 def _key(paths: Iterable[Path]) -> str:
     """A name for the copy of ``paths``: what they are, by path, size, time and mode."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(_FORMAT)
     for path in sorted(paths):
         info = path.lstat()
         digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_mode}\n".encode())
@@ -159,6 +161,7 @@ def _copy(paths: Iterable[Path], source: Path, target: Path) -> None:
         elif stat.S_ISREG(info.st_mode):
             shutil.copyfile(path, to)
             to.chmod(0o755 if info.st_mode & 0o111 else 0o644)
+            os.utime(to, ns=(info.st_atime_ns, info.st_mtime_ns))  # bytecode records its source's time
 
 
 @dataclass

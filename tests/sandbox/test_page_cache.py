@@ -97,3 +97,15 @@ def test_everything_a_bot_reads_is_a_copy_in_memory(box: Sandbox) -> None:
             if point in ("/usr", "/bot") or point.startswith("/run/arena/")}
     assert set(read) >= {"/usr", "/bot", "/run/arena/arena", "/run/arena/site-0"}, seen
     assert set(read.values()) == {"tmpfs"}, f"read from disk: {read}"
+
+
+def test_the_copies_keep_their_files_times_so_that_bytecode_stays_current(box: Sandbox) -> None:
+    """Bytecode records its source's time: copies with new times made every bot start
+    compile the standard library and the arena again (13 ms more per start)."""
+    needs(box, "resident")
+    assert box.resident is not None
+    module = Path("/usr/lib") / Path(box.python).resolve().name / "os.py"  # the bots' standard library
+    copy = box.resident.usr / module.relative_to("/usr")
+    assert copy.stat().st_mtime_ns == module.stat().st_mtime_ns
+    package = Path(__file__).resolve().parents[2] / "arena" / "sdk.py"
+    assert (box.resident.package / "sdk.py").stat().st_mtime_ns == package.stat().st_mtime_ns
