@@ -204,15 +204,15 @@ class Sandbox:
         (:meth:`_inside`; the interpreter's own installation where it is), from a copy where
         the bot's user could not reach it (:mod:`arena.sandbox.reach`)."""
         args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
-        resident = self.resident if self.status[Layer.RESIDENT].active and not workshop else None
-        args += ["--ro-bind", str(resident.usr if resident else "/usr"), "/usr"]
+        resident = self.resident if self.status[Layer.RESIDENT].active else None
+        args += ["--ro-bind", str(resident.usr if resident and not workshop else "/usr"), "/usr"]  # builds: compilers
         for top in ("bin", "lib", "lib64", "sbin"):
             path = Path("/") / top
             if path.is_symlink():
                 args += ["--symlink", os.readlink(path), str(path)]
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
-        if ALTERNATIVES.is_dir() and resident is None:  # the links of /usr/bin/cc, java ... lead there (Debian)
+        if ALTERNATIVES.is_dir() and (resident is None or workshop):  # links of /usr/bin/cc, java ... (Debian)
             args += ["--ro-bind", str(ALTERNATIVES), str(ALTERNATIVES)]
         size = str(self.limits.scratch_mb * _MB)
         args += ["--proc", "/proc", "--dev", "/dev"]

@@ -5,12 +5,14 @@ the libraries it imports, the bot's own folder) by path, so that user must be ab
 enter every folder on the way.  A clone in ``/root`` (mode 0700), in a ``mktemp -d``
 folder or under a home of mode 0750 is closed to it.  For such a folder the arena makes a
 read-only copy in the temporary folder, once per arena process, named like a scratch
-folder (``arena-bot-PID-copy-...``) so that the sweep removes it once the process is gone,
-and binds the copy where the folder is: inside the sandbox nothing changes.
+folder (``arena-bot-PID-copy-...``), removed when the process exits (and by the sweep, once
+a killed process is gone), and binds the copy where the folder is: inside the sandbox
+nothing changes.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import stat
@@ -49,6 +51,7 @@ def reachable(folder: Path, only: Sequence[str] = ()) -> Path:
 
 def _copy(folder: Path, only: Sequence[str]) -> Path:
     target = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-copy-"))
+    atexit.register(_remove, target, os.getpid())
     names = only or os.listdir(folder)
     for name in names:
         source = folder / name
@@ -63,3 +66,9 @@ def _copy(folder: Path, only: Sequence[str]) -> Path:
             if not path.is_symlink():
                 os.chmod(path, 0o755 if path.stat().st_mode & stat.S_IXUSR else 0o644)
     return target
+
+
+def _remove(copy: Path, owner: int) -> None:
+    """Remove ``copy`` at the exit of the process that made it (not of a forked child)."""
+    if os.getpid() == owner:
+        shutil.rmtree(copy, ignore_errors=True)

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from arena.errors import ArenaError
+
 __all__ = ["MOUNT", "PROGRAMS", "Resident", "ResidentError"]
 
 MOUNT: Final = Path("/run/arena-resident")
@@ -53,7 +55,7 @@ _FORMAT: Final = b"2"
 _LIST = re.compile(r"^\s*(?:\S+ => )?(/\S+) \(0x[0-9a-f]+\)$")
 
 
-class ResidentError(OSError):
+class ResidentError(ArenaError, OSError):
     """The resident copies cannot be made here (not root, no tmpfs, an interpreter outside /usr)."""
 
 
