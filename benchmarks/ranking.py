@@ -5,7 +5,7 @@ that, at each decision, plays a uniformly random legal action with probability
 p = 0, 0.1, 0.2, 0.35, 0.5 and 1 (p = 1 is a random bot).  Everything is played in process
 through the rules engine (no referee, no sandbox, no subprocesses); the matches become
 :class:`~arena.tournament.store.MatchRecord` objects and are ranked by the arena's own
-code (:func:`arena.tournament.stats.uncertainty`, :func:`arena.tournament.stats.sprt`,
+code (:func:`arena.tournament.stats.uncertainty`, :func:`arena.tournament.stats.sequential_test`,
 :func:`arena.tournament.sequential.deal_scores`).
 
     python benchmarks/ranking.py                 # the default run (see docs/RANKING.md)
@@ -90,7 +90,7 @@ from arena.tournament.stats import (  # noqa: E402
     comparisons,
     fit_strengths,
     rating_points,
-    sprt,
+    sequential_test,
     uncertainty,
 )
 from arena.tournament.store import MatchRecord, SeatRecord  # noqa: E402
@@ -580,7 +580,7 @@ def reach_point(rows: list[dict[str, Any]]) -> tuple[float | None, int | None]:
 
 
 def _sprt_job(job: tuple[str, float, float, int, str, int]) -> dict[str, Any]:
-    """One heads-up ``arena test NEW BASE``: deals in batches of 8 until the SPRT decides."""
+    """One heads-up ``arena test NEW BASE``: deals in batches of 8 until the test decides."""
     label, new, base, index, variant, seed = job
     matches: list[MatchRecord] = []
     deals = 0
@@ -595,7 +595,7 @@ def _sprt_job(job: tuple[str, float, float, int, str, int]) -> dict[str, Any]:
                 matches.append(MatchRecord(f"t{index}-d{deal}r{rotation}", "test", len(matches), variant, {}, 0,
                                            seats, "", 0, decisions, deal=deal))
         deals += BATCH
-        result = sprt(deal_scores(matches, 1, 2, 2), MARGIN, ALPHA, BETA)
+        result = sequential_test(deal_scores(matches, 1, 2, 2), MARGIN, ALPHA, BETA)
         if result.verdict != "undecided" or deals >= MAX_DEALS:
             return {"label": label, "verdict": result.verdict, "deals": result.deals, "played": deals,
                     "score": result.score, "decisions": sum(m.decisions for m in matches)}

@@ -14,14 +14,25 @@ from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
 from arena.tournament.runner import RunError, cluster_executor
 from arena.tournament.sequential import TestPlan, run_test, verdict
-from arena.tournament.stats import Sprt
+from arena.tournament.stats import SequentialTest
 from arena.tournament.store import DEFAULT_DB, Store
 
 
-def _line(result: Sprt) -> str:
+def _line(result: SequentialTest) -> str:
     low, high = result.interval
-    return (f"deals {result.deals}: score {result.score:.3f} ({low:.3f} to {high:.3f}), "
-            f"LLR {result.llr:+.2f} in [{result.lower:.2f}, {result.upper:.2f}]: {result.verdict}")
+    return (f"deals {result.deals} ({result.tied} level): score {result.score:.3f} ({low:.3f} to {high:.3f}), "
+            f"evidence better x{result.better:.1f}, not better x{result.not_better:.1f} "
+            f"(verdicts at x{result.better_at:.0f}, x{result.not_better_at:.0f}): {result.verdict}")
+
+
+def _alike(result: SequentialTest) -> str | None:
+    """A plain sentence when most deals were level: the two bots mostly played alike."""
+    if result.deals and result.tied == result.deals:
+        return f"every deal ended level ({result.deals}): the two versions played alike on all of them"
+    if result.deals and result.tied * 2 > result.deals:
+        return (f"{result.tied} of {result.deals} deals ended level: the two versions played alike on most "
+                f"deals, and only the other {result.deals - result.tied} tell them apart")
+    return None
 
 
 @app.command("test")
@@ -51,14 +62,16 @@ def test(
     cluster: Cluster = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Test whether NEW is stronger than BASE, playing deals until a sequential test (SPRT) decides.
+    """Test whether NEW is stronger than BASE, playing deals until a sequential test decides.
 
-    NEW and BASE play the same deals in every seat rotation.  After each complete deal the
-    log-likelihood ratio (LLR) of "NEW scores 0.5 + margin against BASE" over "NEW is no
-    better" is updated; the test stops at the first deal where it crosses a bound:
-    **better** or **not better**, with the chosen error rates, or **undecided** at
-    --max-deals.  It is stored like a tournament: Ctrl+C and run again to resume, --show to
-    report it later, `arena table -t NAME` for its ranking.  docs/RANKING.md explains it.
+    NEW and BASE play the same deals in every seat rotation.  After each complete deal two
+    bets are settled, one that NEW scores above 0.5 against BASE and one that it scores
+    below 0.5 + margin; the test stops when either has multiplied its stake by 1/alpha (or
+    1/beta): **better** or **not better**, with the chosen error rates whatever the bots
+    (deterministic ones and mostly-level deals included), or **undecided** at --max-deals.
+    The score's interval holds at whatever deal the test stopped.  It is stored like a
+    tournament: Ctrl+C and run again to resume, --show to report it later, `arena table -t
+    NAME` for its ranking.  docs/RANKING.md explains it.
     """
     try:
         plan = TestPlan(new, base, variant, players, tuple(field or ()), parse_option_pairs(option or []), margin,
@@ -71,6 +84,8 @@ def test(
             if result is None:
                 raise fail(f"no test {plan.title!r} in {db}: run it first (without --show)")
             typer.echo(f"{plan.title}: {_line(result)}")
+            if alike := _alike(result):
+                typer.echo(alike)
             return
         view = ProgressView(plan.title, quiet=quiet)
         executor = cluster_executor(cluster, (), view) if cluster else None  # one connection for every batch
@@ -82,3 +97,5 @@ def test(
                 "not better": f"{new} is not better than {base} by the margin {margin}",
                 "undecided": f"undecided after {result.deals} deals: the data cannot yet tell"}
     typer.echo(f"{plan.title}: {_line(result)}\n{verdicts[result.verdict]}")
+    if alike := _alike(result):
+        typer.echo(alike)

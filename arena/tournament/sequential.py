@@ -22,7 +22,7 @@ from arena.rules import get_variant
 from arena.text import counted
 from arena.tournament.runner import Executor, Observer, RunError, run_tournament
 from arena.tournament.spec import TournamentSpec, VariantPlan
-from arena.tournament.stats import Sprt, sprt
+from arena.tournament.stats import SequentialTest, sequential_test
 from arena.tournament.store import MatchRecord, Store
 
 __all__ = ["TestPlan", "deal_scores", "run_test", "verdict"]
@@ -96,7 +96,7 @@ def deal_scores(matches: Iterable[MatchRecord], new: int, base: int, rotations: 
     return [sum(s) / len(s) for _, s in sorted(by_deal.items()) if len(s) == rotations]
 
 
-def verdict(store: Store, plan: TestPlan) -> Sprt | None:
+def verdict(store: Store, plan: TestPlan) -> SequentialTest | None:
     """The test's state from the stored matches (None before its first run)."""
     stored = store.tournament_spec(plan.title)
     if not stored or not store.count(plan.title):
@@ -110,12 +110,13 @@ def verdict(store: Store, plan: TestPlan) -> Sprt | None:
     scheduled = stored.get("scheduled")
     if isinstance(scheduled, int) and deals:
         rotations = scheduled // deals
-    return sprt(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha, plan.beta)
+    return sequential_test(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha,
+                           plan.beta)
 
 
-def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[[Sprt], None], *,
+def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[[SequentialTest], None], *,
              workers: int | None = None, concurrency: int | None = None,
-             executor: Executor | None = None) -> Sprt:
+             executor: Executor | None = None) -> SequentialTest:
     """Play batches of deals until the test decides or ``max_deals`` are played."""
     stored = store.tournament_spec(plan.title) or {}
     deals = max(int(stored.get("deals", 0)), plan.batch)

@@ -44,16 +44,17 @@ from arena.tournament.store import MatchRecord
 __all__ = [
     "LOGISTIC_TO_NORMAL",
     "MIN_GROUPS",
-    "Sprt",
+    "SequentialTest",
     "Uncertainty",
     "comparisons",
+    "confidence_sequence",
     "fit_strengths",
     "group_key",
     "rating_points",
     "t_quantile",
-    "widening",
-    "sprt",
+    "sequential_test",
     "uncertainty",
+    "widening",
 ]
 
 LOGISTIC_TO_NORMAL: Final = 1.702
@@ -223,43 +224,112 @@ def rating_points(beta: float) -> float:
 
 
 @dataclass(frozen=True)
-class Sprt:
-    """The state of a sequential test after some deals."""
+class SequentialTest:
+    """The state of ``arena test`` after some deals: two tests by betting, one for each
+    verdict, and a confidence sequence for the score (:func:`sequential_test`)."""
 
     deals: int
     score: float
     """Mean comparison score of the new version against the base (0.5: level)."""
     interval: tuple[float, float]
-    """95% interval of that score."""
-    llr: float
-    lower: float
-    upper: float
+    """95% confidence sequence of that score: it holds at whatever deal the test stopped."""
+    tied: int
+    """Deals that ended exactly level (score 0.5): they carry no evidence either way."""
+    better: float
+    """Evidence for ``better``: the wealth of a bet against "no better" (1 at the start)."""
+    not_better: float
+    """Evidence for ``not better``: the wealth of a bet against "better by the margin"."""
+    better_at: float
+    """Wealth at which ``better`` is called: 1 / alpha."""
+    not_better_at: float
+    """Wealth at which ``not better`` is called: 1 / beta."""
     verdict: str
-    """``better`` (H1 accepted), ``not better`` (H0 accepted) or ``undecided``."""
+    """``better``, ``not better`` or ``undecided``."""
 
 
-MIN_DEALS: Final = 8
-"""No verdict before this many deals: the variance estimate needs a few."""
+CAP: Final = 0.5
+"""The largest share of its wealth a bet may risk on one deal (Waudby-Smith and Ramdas'
+truncation ``c``): past it one bad deal could nearly ruin a bet that was right."""
 
 
-def sprt(scores: Sequence[float], margin: float, alpha: float = 0.05, beta: float = 0.05) -> Sprt:
-    """The generalised SPRT of H0 "score = 0.5" against H1 "score = 0.5 + margin" over the
-    per-deal ``scores`` (each in 0..1), with error rates ``alpha`` (a false "better") and
-    ``beta`` (a missed gain of the margin); the verdict is the first boundary crossed."""
-    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
-    p0, p1 = 0.5, 0.5 + margin
-    llr, verdict, n = 0.0, "undecided", 0
-    total = squares = 0.0
-    for n, x in enumerate(scores, 1):
-        total += x
-        squares += x * x
-        mean = total / n
-        variance = max(squares / n - mean * mean, 1e-4)
-        llr = n * (p1 - p0) * (2 * mean - p0 - p1) / (2 * variance)
-        if n >= MIN_DEALS and (llr >= upper or llr <= lower):
-            verdict = "better" if llr >= upper else "not better"
+def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05, beta: float = 0.05) -> SequentialTest:
+    """Is NEW better than BASE, from the per-deal ``scores`` (each in 0..1)?
+
+    Two tests by betting (Shafer and Vovk; Waudby-Smith and Ramdas 2023), valid for every
+    distribution of per-deal scores, however many deals are tied and however often the
+    test looks: one bets that the mean score is above 0.5 and calls ``better`` once its
+    wealth reaches 1 / ``alpha`` (no bet grows that far on a mean of 0.5 or less, but with
+    chance ``alpha``: Ville's inequality); the other bets that it is below 0.5 + ``margin``
+    and calls ``not better`` at 1 / ``beta``.  Each deal's stake is chosen from the deals
+    before it only (aGRAPA: the growth-optimal stake for the mean and variance seen so far,
+    at most :data:`CAP`).  A tied deal moves the first bet not at all, and the second a
+    little (a tie is below 0.5 + margin): two bots that always play level are called
+    ``not better`` after a few dozen deals, never ``better``."""
+    for_better = _Bet(0.5, 1.0)
+    for_not_better = _Bet(0.5 + margin, -1.0)
+    verdict, n = "undecided", 0
+    for x in scores:
+        n += 1
+        for_better.add(x)
+        for_not_better.add(x)
+        if for_better.wealth >= 1 / alpha:
+            verdict = "better"
+        elif for_not_better.wealth >= 1 / beta:
+            verdict = "not better"
+        if verdict != "undecided":
             break
-    mean = total / n if n else 0.5
-    spread = math.sqrt(max(squares / n - mean * mean, 0.0) / n) if n > 1 else 0.5
-    z = NormalDist().inv_cdf(0.975)
-    return Sprt(n, mean, (mean - z * spread, mean + z * spread), llr, lower, upper, verdict)
+    seen = list(scores[:n])
+    return SequentialTest(
+        n, sum(seen) / n if n else 0.5, confidence_sequence(seen), sum(1 for x in seen if x == 0.5),
+        for_better.wealth, for_not_better.wealth, 1 / alpha, 1 / beta, verdict)
+
+
+class _Bet:
+    """Wealth of a bet on deal scores ``x`` against the mean ``m``: ``side`` +1 bets the mean
+    is above ``m`` (each deal multiplies the wealth by 1 + stake * (x - m)), -1 below."""
+
+    def __init__(self, m: float, side: float) -> None:
+        self.m, self.side = m, side
+        self.wealth = 1.0
+        self.n, self.total, self.squares = 1, 0.5, 0.25  # one pseudo-deal at 0.5 +- 0.5
+        self.most = CAP / (m if side > 0 else 1 - m)  # the stake that could lose all on the worst deal, capped
+
+    def add(self, x: float) -> None:
+        mean = self.total / self.n
+        variance = max(self.squares / self.n - mean * mean, 0.0) + 0.25 / self.n
+        edge = self.side * (mean - self.m)
+        stake = min(max(edge / (variance + edge * edge), 0.0), self.most)
+        self.wealth *= 1 + stake * self.side * (x - self.m)
+        self.n, self.total, self.squares = self.n + 1, self.total + x, self.squares + x * x
+
+
+GRID: Final = 1000
+"""Candidate means of the confidence sequence (its resolution: 0.001)."""
+
+
+def confidence_sequence(scores: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """The means not ruled out at ``level`` by the scores so far, at any stopping time:
+    the hedged betting confidence sequence of Waudby-Smith and Ramdas (2023, Theorem 3)
+    with their predictable plug-in stakes, intersected over time (0 to 1 before any deal)."""
+    n = len(scores)
+    if n == 0:
+        return 0.0, 1.0
+    x = np.asarray(scores, dtype=float)
+    steps = np.arange(1, n + 1)
+    means = (0.5 + np.cumsum(x)) / (steps + 1)
+    variances = (0.25 + np.cumsum((x - means) ** 2)) / (steps + 1)
+    before = np.concatenate(([0.25], variances[:-1]))  # each deal's stake knows only the deals before it
+    alpha = 1 - level
+    plug_in = np.sqrt(2 * math.log(2 / alpha) / (before * steps * np.log1p(steps)))
+    m = (np.arange(GRID) + 0.5) / GRID
+    up = np.minimum(plug_in[:, None], CAP / m[None, :])
+    down = np.minimum(plug_in[:, None], CAP / (1 - m[None, :]))
+    gap = x[:, None] - m[None, :]
+    log_up = np.cumsum(np.log1p(up * gap), axis=0)
+    log_down = np.cumsum(np.log1p(-down * gap), axis=0)
+    capital = np.maximum(np.exp(log_up), np.exp(log_down)) / 2
+    kept = np.all(capital < 1 / alpha, axis=0)  # never ruled out so far: the running intersection
+    if not kept.any():
+        mean = float(x.mean())
+        return mean, mean
+    return float(m[kept].min() - 0.5 / GRID), float(m[kept].max() + 0.5 / GRID)

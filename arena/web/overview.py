@@ -21,7 +21,7 @@ from arena.tournament.ratings import ratings
 from arena.tournament.scheduler import schedule
 from arena.tournament.sequential import TestPlan, verdict
 from arena.tournament.spec import SpecError, TournamentSpec, VariantPlan
-from arena.tournament.stats import Sprt
+from arena.tournament.stats import SequentialTest
 from arena.web.readonly import ReadOnlyStore
 
 __all__ = ["Competition", "competition", "competitions", "scheduled", "status", "when"]
@@ -44,7 +44,7 @@ class Competition:
     entrants: int
     leaders: list[str]
     """The best three by rating, best first."""
-    test: Sprt | None
+    test: SequentialTest | None
     """A strength test's sequential test, as ``arena test --show`` reports it."""
 
     @property
@@ -139,7 +139,7 @@ def _leaders(store: ReadOnlyStore, name: str) -> list[str]:
     return [store.version(v).bot for v, _ in best]
 
 
-def _test(store: ReadOnlyStore, spec: dict[str, Any]) -> Sprt | None:
+def _test(store: ReadOnlyStore, spec: dict[str, Any]) -> SequentialTest | None:
     """The strength test's state from the settings it stored (None if they do not read)."""
     settings = spec.get("test")
     if not isinstance(settings, dict):

@@ -26,7 +26,7 @@ def test_a_clearly_better_bot_is_called_better_stored_and_shown_again(home: Path
     assert first.returncode == 0, first.stderr
     assert "heuristic is better than random" in first.stdout
     line = next(x for x in first.stdout.splitlines() if x.startswith("test-heuristic-random-scat-2p: deals "))
-    assert line.endswith(": better") and "LLR +" in line
+    assert line.endswith(": better") and "evidence better x" in line
     with Store(db) as store:
         stored = store.count("test-heuristic-random-scat-2p")
         kept = store.tournament_spec("test-heuristic-random-scat-2p") or {}
@@ -89,3 +89,18 @@ def test_a_field_of_bundled_bots_shares_the_table_with_a_bot_of_another_author(h
     assert "authors apart" not in done.stderr
     with Store(home / "arena.db") as store:
         assert store.matches(), "the test played no match"
+
+
+def test_two_copies_of_a_deterministic_bot_are_not_better_and_the_report_says_they_played_alike(
+        home: Path) -> None:
+    """Every deal level: the old test floored the variance and ended at deal 8 with an LLR of
+    -100 and an interval of 0.500 to 0.500; now the level deals move the test only a little
+    at a time, and the report says why the verdict came."""
+    twin = copy_bot(BOTS_DIR / "threshold", home / "twin", name="twin")
+    done = arena("test", str(twin), "threshold", "-v", "scat", "--db", home / "arena.db", "-q")
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if ": deals " in x)
+    deals = int(line.split(": deals ")[1].split()[0])
+    assert line.endswith(": not better") and deals > 8, line
+    assert "every deal ended level" in done.stdout
+    assert "(0.500 to 0.500)" not in line
