@@ -44,6 +44,7 @@ bench: bytecode           ## speed measurements (not tests)
 	-$(PY) benchmarks/ipc.py
 	-$(PY) benchmarks/tournament.py
 	-$(PY) benchmarks/cluster.py
+	-$(PY) benchmarks/sequential.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check arena tests benchmarks bots scripts
