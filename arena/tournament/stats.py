@@ -22,10 +22,11 @@ quantiles of ``theta - theta_hat``, expressed in rating points: TrueSkill predic
 ``P(i beats j) = Phi((mu_i - mu_j) / (sqrt(2) beta))`` and the logistic curve is close to
 ``Phi(x / 1.702)``, so one unit of ``theta`` is ``sqrt(2) beta / 1.702`` rating points.
 
-The sequential test (``arena test``) is the generalised SPRT that chess-engine testers use:
-per complete deal, the new version's mean comparison score against the base version; its
-log-likelihood ratio between "no better" (score 0.5) and "better by the margin" (0.5 +
-margin) under a normal approximation with the observed variance.
+The sequential test (``arena test``) takes, per complete deal, the new version's mean
+comparison score against the base version, and bets on it (:func:`sequential_test`): a test
+by betting keeps its error rate for every distribution of bounded scores and at any stop,
+where a likelihood ratio under a normal approximation needs a variance the data may not
+show (deterministic bots level on most deals).
 """
 
 from __future__ import annotations
