@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from arena.tournament.runner import Executor, Observer, RunSummary, run_tournament
 from arena.tournament.spec import TournamentSpec
+from arena.tournament.stats import ahead
 from arena.tournament.store import Store
 from arena.tournament.views import standings
 
@@ -37,9 +38,8 @@ def unsettled_pairs(store: Store, tournament: str, confidence: float,
     rows = standings(store, tournament, variant)
     if any(r.ahead_of_next is None for r in rows[:-1]):
         return None
-    tail = (1 - confidence) / 2
     return [(a.version.short, b.version.short) for a, b in zip(rows, rows[1:])
-            if a.ahead_of_next is not None and min(a.ahead_of_next, 1 - a.ahead_of_next) >= tail]
+            if a.ahead_of_next is not None and not ahead(a.ahead_of_next, confidence)]
 
 
 def run_settled(spec: TournamentSpec, store: Store, observer: Observer, *, workers: int | None = None,

@@ -44,6 +44,7 @@ from arena.tournament.store import MatchRecord
 
 __all__ = [
     "LOGISTIC_TO_NORMAL",
+    "ahead",
     "MIN_GROUPS",
     "SequentialTest",
     "Uncertainty",
@@ -203,6 +204,14 @@ def widening(groups: int) -> float:
     if groups < 2:
         return 1.0
     return math.sqrt(groups / (groups - 1)) * t_quantile(0.975, groups - 1) / NormalDist().inv_cdf(0.975)
+
+
+def ahead(share: float, confidence: float = 0.95) -> bool:
+    """Whether a line whose share of resamples ahead of the next line is ``share`` is ahead
+    of it at ``confidence`` (two-sided): the one definition of "separated" that the table,
+    ``[settle]`` and ``league --settle`` share.  A share near 0 (the next line ahead in
+    nearly every resample, the table's order reversed) is not a separation."""
+    return share > 1 - (1 - confidence) / 2
 
 
 def t_quantile(p: float, df: int) -> float:

@@ -17,7 +17,7 @@ from arena.errors import ArenaError
 from arena.text import counted
 from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
-from arena.tournament.stats import group_key, rating_points, uncertainty
+from arena.tournament.stats import ahead, group_key, rating_points, uncertainty
 from arena.tournament.store import MatchRecord, Store, VersionRow
 
 __all__ = [
@@ -132,7 +132,7 @@ class Standing:
     @property
     def separated(self) -> bool | None:
         """Whether the data put it ahead of the next line at 95% (two-sided)."""
-        return None if self.ahead_of_next is None else self.ahead_of_next > 0.975
+        return None if self.ahead_of_next is None else ahead(self.ahead_of_next)
 
     @property
     def average_placement(self) -> float:

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from arena.tournament.ratings import fit_environment
-from arena.tournament.stats import MIN_GROUPS, comparisons, fit_strengths, group_key, sequential_test, uncertainty
+from arena.tournament.stats import (
+    MIN_GROUPS,
+    ahead,
+    comparisons,
+    fit_strengths,
+    group_key,
+    sequential_test,
+    uncertainty,
+)
 from arena.tournament.store import MatchRecord, SeatRecord
 
 
@@ -165,3 +173,12 @@ def test_the_environment_is_fitted_to_the_matches() -> None:
 
 def test_no_matches_claim_nothing_and_do_not_fail() -> None:
     assert not uncertainty([], [1, 2]).enough and uncertainty([], []).groups == 0
+
+
+def test_separated_has_one_meaning_and_a_reversed_order_is_not_it() -> None:
+    """``[settle]`` counted a pair as ordered when the next line was ahead in 97.5% of the
+    resamples (the table's order reversed) while the table required the line itself ahead:
+    a table in the wrong order could settle.  Both now ask :func:`ahead`."""
+    assert ahead(0.98) and not ahead(0.97)
+    assert not ahead(0.01), "the next line ahead in 99% of resamples is no separation"
+    assert ahead(0.996, confidence=0.99) and not ahead(0.99, confidence=0.99)
