@@ -22,6 +22,7 @@ from tabulate import tabulate, tabulate_formats
 from arena.cli._app import app, fail, user_errors
 from arena.rules.hands import format_value
 from arena.text import counted, printable
+from arena.tournament.ratings import Environment, environment
 from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.store import DEFAULT_DB
 from arena.tournament.views import (
@@ -109,9 +110,10 @@ def table(
     if not (as_json or as_csv):
         print_table(db, tournament, variant, fmt)
         return
-    name, rows, matches, groups = _ranking(db, tournament, variant)
+    name, rows, matches, groups, fitted = _ranking(db, tournament, variant)
     if as_json:
         typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches, "deal_groups": groups,
+                               "environment": fitted.to_dict() if rows else None,
                                "standings": [r.to_dict() for r in rows]}, indent=2))
     else:
         _write_csv(sys.stdout, STANDING_FIELDS, (r.to_dict() for r in rows))
@@ -120,7 +122,7 @@ def table(
 def print_table(db: Path, tournament: str | None = None, variant: str | None = None, fmt: str = "simple") -> None:
     """Print a tournament's ranking (default: the latest) as `arena table` does, with the
     line naming it; the tournament commands end with it."""
-    name, rows, matches, groups = _ranking(db, tournament, variant)
+    name, rows, matches, groups, fitted = _ranking(db, tournament, variant)
     typer.echo(_scope_line(name, variant, matches))
     if not rows:
         typer.echo("no matches stored yet")
@@ -129,6 +131,7 @@ def print_table(db: Path, tournament: str | None = None, variant: str | None = N
                         disable_numparse=[1, 2, 5, 6, 7]))
     for line in _uncertainty_notes(rows, groups):
         typer.echo(line)
+    typer.echo(fitted.describe() + ".")
 
 
 def _uncertainty_notes(rows: list[Standing], groups: int) -> list[str]:
@@ -149,12 +152,14 @@ def _uncertainty_notes(rows: list[Standing], groups: int) -> list[str]:
     return lines
 
 
-def _ranking(db: Path, tournament: str | None, variant: str | None) -> tuple[str, list[Standing], int, int]:
-    """The tournament's name, its standings, and how many matches and deal groups they rest on."""
+def _ranking(db: Path, tournament: str | None,
+             variant: str | None) -> tuple[str, list[Standing], int, int, Environment]:
+    """The tournament's name, its standings, how many matches and deal groups they rest on,
+    and the TrueSkill settings fitted to them."""
     with open_store(db) as store:
         name = pick_tournament(store, tournament)
         return (name, standings(store, name, variant), store.count(name, variant),
-                ranking_groups(store, name, variant))
+                ranking_groups(store, name, variant), environment(store, name, variant))
 
 
 def _table_row(row: Standing) -> list[object]:

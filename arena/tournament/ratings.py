@@ -64,6 +64,32 @@ class Environment:
         """The ``trueskill`` environment itself."""
         return _environment(self.beta, self.draw, "")
 
+    @property
+    def edge(self) -> str | None:
+        """``"highest"`` or ``"lowest"`` when beta is at that end of the values the fit tries
+        (the best fit may lie beyond: at the top, the results look like chance between these
+        bots), else None."""
+        if self.beta >= max(_BETA_GRID) - 1e-9:
+            return "highest"
+        if self.beta <= min(_BETA_GRID) + 1e-9:
+            return "lowest"
+        return None
+
+    def to_dict(self) -> dict[str, object]:
+        """The fitted settings as ``arena table --json`` shows them."""
+        return {"beta": round(self.beta, 4), "draw": round(self.draw, 4), "beta_at_edge": self.edge}
+
+    def describe(self) -> str:
+        """One line for the table: what the ratings are computed with."""
+        line = (f"rated with TrueSkill's beta {self.beta:.2f} and a draw probability of {self.draw:.2f}, "
+                "both fitted to these matches")
+        if self.edge == "highest":
+            line += (" (beta at the highest value tried: the results look like chance between these bots, "
+                     "whose ratings differ by less than their spread)")
+        elif self.edge == "lowest":
+            line += " (beta at the lowest value tried: the results are nearly all decided by strength)"
+        return line
+
     def rate(self, teams: list[tuple[trueskill.Rating]], ranks: list[int]) -> list[tuple[trueskill.Rating]]:
         """TrueSkill's update; redone with the ``mpmath`` backend when floats fail."""
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from arena.tournament.ratings import environment
 from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.views import (
     Standing,
@@ -97,6 +98,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
         "matrix": {"names": [names[v.id] for v in table.versions], "bots": [v.bot for v in table.versions],
                    "cells": matrix, "totals": totals},
         "history": history, "faults": _faults(store, name, variant),
+        "environment": environment(store, name, variant) if ranked else None,
         "spec": store.tournament_spec(name) or {},
     }
 

@@ -42,6 +42,9 @@ def test_the_ranking_shown_is_arena_tables(tab: Watched, server: Server, web_dat
     expected = table(web_data.db, tournament)
     assert_same_ranking(shown_ranking(page), expected)
     assert page.inner_text(".scope-matches") == str(expected["matches"])
+    fitted = expected["environment"]
+    assert f"beta {fitted['beta']:.2f} and a draw probability of {fitted['draw']:.2f}" in page.inner_text(
+        "p.environment")
     if tournament == "ladder":  # fourteen independent deals: intervals, and a bar for each
         assert all(s["mu_low"] is not None for s in expected["standings"])
         assert page.locator("#ranking td.bar svg").count() == len(expected["standings"])
