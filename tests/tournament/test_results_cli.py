@@ -99,7 +99,7 @@ def test_table_ranks_the_latest_tournament_by_conservative_rating(db: Path) -> N
     assert all(r["mu_low"] <= r["mu"] <= r["mu_high"] and r["rank_best"] <= r["rank"] + 1 for r in rows)
     assert body[0].split()[2:4] == [rows[0]["version"], rows[0]["hash"][:8]]
     fitted = data["environment"]  # shown nowhere before: the beta and draw the ratings use
-    assert 0 < fitted["beta"] and 0 < fitted["draw"] < 1 and fitted["beta_at_edge"] in (None, "highest", "lowest")
+    assert fitted["beta"] > 0 and 0 < fitted["draw"] < 1 and fitted["beta_at_edge"] in (None, "highest", "lowest")
     shown = next(line for line in lines if line.startswith("rated with TrueSkill's beta"))
     assert f"beta {fitted['beta']:.2f} and a draw probability of {fitted['draw']:.2f}" in shown
     assert body[0].split()[4] == f"{rows[0]['rating']:.2f}"
