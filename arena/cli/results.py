@@ -167,7 +167,7 @@ def _table_row(row: Standing) -> list[object]:
     return [
         row.rank, version.bot, f"{version.manifest.get('version', '?')} {version.hash[:8]}",
         row.rating.conservative, row.rating.mu,
-        "-" if row.interval is None else f"{row.interval[0]:.1f} to {row.interval[1]:.1f}",
+        row.interval_text,
         _rank_text(row.ranks), _ahead_text(row), row.matches, row.wins, row.average_placement, row.faults,
     ]
 

@@ -97,10 +97,25 @@ class _Tally:
     wins: int = 0
     placements: int = 0
     faults: int = 0
+    ahead: bool = False
+    """Placed better than another bot at least once."""
+    behind: bool = False
+    """Placed worse than another bot at least once."""
+
+    @property
+    def bound(self) -> str | None:
+        """``"at most"`` for a bot that never placed better than another (the data bound its
+        strength from above only), ``"at least"`` for one that never placed worse."""
+        if self.behind and not self.ahead:
+            return "at most"
+        if self.ahead and not self.behind:
+            return "at least"
+        return None
 
 
 STANDING_FIELDS = (
-    "rank", "bot", "hash", "version", "rating", "mu", "sigma", "mu_low", "mu_high", "rank_best", "rank_worst",
+    "rank", "bot", "hash", "version", "rating", "mu", "sigma", "mu_low", "mu_high", "interval_bound", "rank_best",
+    "rank_worst",
     "ahead_of_next", "matches", "wins", "average_placement", "faults",
 )
 """The columns of a ranking as data (``arena table --json`` / ``--csv``), in order."""
@@ -128,6 +143,23 @@ class Standing:
     ahead_of_next: float | None
     """How sure the data are that it is stronger than the next line (the bootstrap's share;
     None on the last line, and while too few deals were played)."""
+    bound: str | None = None
+    """``"at most"`` when it never placed better than another bot, ``"at least"`` when it
+    never placed worse: then only that end of ``interval`` rests on the data (the other is
+    the prior's, however narrow the interval looks)."""
+
+    @property
+    def interval_text(self) -> str:
+        """The interval as the tables show it: ``-``, ``L to H``, or the one end the data
+        support (``at most H``: a bot that never placed better than another)."""
+        if self.interval is None:
+            return "-"
+        low, high = self.interval
+        if self.bound == "at most":
+            return f"at most {high:.1f}"
+        if self.bound == "at least":
+            return f"at least {low:.1f}"
+        return f"{low:.1f} to {high:.1f}"
 
     @property
     def separated(self) -> bool | None:
@@ -149,8 +181,9 @@ class Standing:
             "rating": round(self.rating.conservative, 4),
             "mu": round(self.rating.mu, 4),
             "sigma": round(self.rating.sigma, 4),
-            "mu_low": None if self.interval is None else round(self.interval[0], 4),
-            "mu_high": None if self.interval is None else round(self.interval[1], 4),
+            "mu_low": None if self.interval is None or self.bound == "at most" else round(self.interval[0], 4),
+            "mu_high": None if self.interval is None or self.bound == "at least" else round(self.interval[1], 4),
+            "interval_bound": self.bound if self.interval is not None else None,
             "rank_best": None if self.ranks is None else self.ranks[0],
             "rank_worst": None if self.ranks is None else self.ranks[1],
             "ahead_of_next": None if self.ahead_of_next is None else round(self.ahead_of_next, 4),
@@ -172,6 +205,8 @@ def _tally(matches: Iterable[MatchRecord]) -> dict[int, _Tally]:
             tally.wins += seat.placement == 1
             tally.placements += seat.placement
             tally.faults += seat.faults
+            tally.ahead |= any(o.placement > seat.placement for o in match.seats if o.version != seat.version)
+            tally.behind |= any(o.placement < seat.placement for o in match.seats if o.version != seat.version)
     return tallies
 
 
@@ -195,7 +230,7 @@ def standings(store: Store, tournament: str, variant: str | None = None) -> list
             interval, ranks = (rating.mu + points * low, rating.mu + points * high), spread.rank_range(k)
             ahead = spread.stronger(k, k + 1) if k + 1 < len(rows) else None
         result.append(Standing(1 + sum(other > key for other in keys), version, rating, t.matches, t.wins,
-                               t.faults, t.placements, interval, ranks, ahead))
+                               t.faults, t.placements, interval, ranks, ahead, t.bound))
     return result
 
 

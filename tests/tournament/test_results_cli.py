@@ -310,3 +310,22 @@ def test_every_command_explains_itself() -> None:
         result = arena(command, "--help")
         assert result.returncode == 0 and phrase in result.stdout
         assert "ARENA_DB" in result.stdout
+
+
+def test_a_bot_that_never_placed_better_gets_an_upper_bound_not_a_point(tmp_path: Path) -> None:
+    """A bot that lost every comparison got an interval as narrow as the prior made it
+    ("random 10.3 to 10.3"): the data bound its strength from above only."""
+    path = tmp_path / "arena.db"
+    with Store(path) as store:
+        versions = register(store, ["alpha", "beta", "gamma"])
+        store.save_tournament("lopsided", {})
+        for seq in range(12):  # gamma always last; alpha and beta share the other places
+            store_match(store, "lopsided", seq, "scat", versions,
+                        placements=[1, 2, 3] if seq % 2 else [2, 1, 3])
+    data = json.loads(arena("table", "--json", db=path).stdout)
+    last = next(r for r in data["standings"] if r["bot"] == "gamma")
+    assert last["interval_bound"] == "at most" and last["mu_low"] is None and last["mu_high"] is not None
+    others = [r for r in data["standings"] if r["bot"] != "gamma"]
+    assert all(r["interval_bound"] is None and r["mu_low"] is not None for r in others)
+    shown = arena("table", db=path).stdout
+    assert f"at most {last['mu_high']:.1f}" in shown, shown
