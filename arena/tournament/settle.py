@@ -35,7 +35,7 @@ def unsettled_pairs(store: Store, tournament: str, confidence: float,
                     variant: str | None = None) -> list[tuple[str, str]] | None:
     """Neighbours in the ranking (of one variant, if given) not ordered at ``confidence``;
     None while too few deals were played to judge."""
-    rows = standings(store, tournament, variant)
+    rows = standings(store, tournament, variant, level=confidence)
     if any(r.ahead_of_next is None for r in rows[:-1]):
         return None
     return [(a.version.short, b.version.short) for a, b in zip(rows, rows[1:])

@@ -175,8 +175,9 @@ class Uncertainty:
 
 
 def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resamples: int = 1000,
-                seed: int = 0) -> Uncertainty:
-    """Fit and bootstrap over deal groups (``seed`` makes the resampling reproducible)."""
+                seed: int = 0, level: float = 0.95) -> Uncertainty:
+    """Fit and bootstrap over deal groups (``seed`` makes the resampling reproducible), the
+    spread stretched for statements at ``level`` (:func:`widening`)."""
     played = list(matches)
     wins, counts = comparisons(played, versions)
     groups = wins.shape[0]
@@ -188,12 +189,13 @@ def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resa
     n = len(versions)
     flat_w, flat_n = wins.reshape(groups, n * n), counts.reshape(groups, n * n)
     samples = fit_strengths((weights @ flat_w).reshape(resamples, n, n), (weights @ flat_n).reshape(resamples, n, n))
-    samples = theta + (samples - theta) * widening(groups)
+    samples = theta + (samples - theta) * widening(groups, level)
     return Uncertainty(tuple(versions), theta, samples, groups)
 
 
-def widening(groups: int) -> float:
-    """How much the bootstrap's spread is stretched for ``groups`` deal groups.
+def widening(groups: int, level: float = 0.95) -> float:
+    """How much the bootstrap's spread is stretched for ``groups`` deal groups, for
+    statements at ``level`` (two-sided).
 
     With G groups the bootstrap's spread is short by sqrt((G - 1) / G), and a percentile
     interval from few groups is as narrow as a normal one where a Student's t with G - 1
@@ -203,7 +205,8 @@ def widening(groups: int) -> float:
     """
     if groups < 2:
         return 1.0
-    return math.sqrt(groups / (groups - 1)) * t_quantile(0.975, groups - 1) / NormalDist().inv_cdf(0.975)
+    q = 1 - (1 - level) / 2  # the t and normal quantiles part further at higher levels: stretch for the one asked
+    return math.sqrt(groups / (groups - 1)) * t_quantile(q, groups - 1) / NormalDist().inv_cdf(q)
 
 
 def ahead(share: float, confidence: float = 0.95) -> bool:

@@ -210,9 +210,10 @@ def _tally(matches: Iterable[MatchRecord]) -> dict[int, _Tally]:
     return tallies
 
 
-def standings(store: Store, tournament: str, variant: str | None = None) -> list[Standing]:
+def standings(store: Store, tournament: str, variant: str | None = None, *, level: float = 0.95) -> list[Standing]:
     """The ranking of ``tournament`` (or of one of its variants), best conservative rating
-    first; ties in rating are ordered by mu, then by name."""
+    first; ties in rating are ordered by mu, then by name.  ``ahead_of_next`` is computed
+    for statements at ``level`` (the bootstrap's stretch for few deal groups depends on it)."""
     check_variant(store, tournament, variant)
     matches = list(store.matches(tournament, variant))
     tallies = _tally(matches)
@@ -220,7 +221,7 @@ def standings(store: Store, tournament: str, variant: str | None = None) -> list
     rows = [(store.version(v), rated[v], t) for v, t in tallies.items()]
     rows.sort(key=lambda r: (-_rank_key(r[1]), -r[1].mu, r[0].bot, r[0].hash))
     keys = [_rank_key(r[1]) for r in rows]
-    spread = uncertainty(matches, [r[0].id for r in rows])
+    spread = uncertainty(matches, [r[0].id for r in rows], level=level)
     points = rating_points(environment(store, tournament, variant).beta)
     result = []
     for k, ((version, rating, t), key) in enumerate(zip(rows, keys)):
