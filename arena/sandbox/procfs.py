@@ -12,15 +12,13 @@ memory the bot may use and the CPUs it sees, every counter at zero.
 
 from __future__ import annotations
 
-import atexit
 import functools
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Final
 
-from arena.sandbox.scratch import PREFIX
+from arena.sandbox.scratch import PREFIX, remove_at_exit
 
 __all__ = ["SHOWN", "STEADY", "masks"]
 
@@ -54,7 +52,7 @@ def _folder(memory_mb: int, cpus: int) -> Path:
     it exits (named like a scratch folder, so that the sweep removes the folder of a
     process that was killed)."""
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-proc-"))
-    atexit.register(_remove, folder, os.getpid())
+    remove_at_exit(folder)
     for name, text in _stand_ins(memory_mb, cpus).items():
         (folder / name).write_text(text, encoding="ascii")
         (folder / name).chmod(0o444)
@@ -62,12 +60,6 @@ def _folder(memory_mb: int, cpus: int) -> Path:
     (folder / "none").mkdir(0o555)
     folder.chmod(0o755)
     return folder
-
-
-def _remove(folder: Path, owner: int) -> None:
-    """Remove ``folder`` at the exit of the process that made it (not of a forked child)."""
-    if os.getpid() == owner:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def masks(memory_mb: int) -> list[tuple[str, str]]:

@@ -12,7 +12,6 @@ nothing changes.
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import stat
@@ -20,7 +19,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.sandbox.scratch import PREFIX
+from arena.sandbox.scratch import PREFIX, remove_at_exit
 
 __all__ = ["closed_to_others", "reachable"]
 
@@ -51,7 +50,7 @@ def reachable(folder: Path, only: Sequence[str] = ()) -> Path:
 
 def _copy(folder: Path, only: Sequence[str]) -> Path:
     target = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-copy-"))
-    atexit.register(_remove, target, os.getpid())
+    remove_at_exit(target)
     names = only or os.listdir(folder)
     for name in names:
         source = folder / name
@@ -67,8 +66,3 @@ def _copy(folder: Path, only: Sequence[str]) -> Path:
                 os.chmod(path, 0o755 if path.stat().st_mode & stat.S_IXUSR else 0o644)
     return target
 
-
-def _remove(copy: Path, owner: int) -> None:
-    """Remove ``copy`` at the exit of the process that made it (not of a forked child)."""
-    if os.getpid() == owner:
-        shutil.rmtree(copy, ignore_errors=True)

@@ -15,6 +15,7 @@ meant to run off the event loop (a thread).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import errno
@@ -30,7 +31,7 @@ from typing import Final
 
 from arena.sandbox.cgroups import owner_alive
 
-__all__ = ["PREFIX", "Quota", "can_mount", "create", "remove", "remove_tree", "sweep", "walk"]
+__all__ = ["PREFIX", "Quota", "can_mount", "create", "remove", "remove_at_exit", "remove_tree", "sweep", "walk"]
 
 PREFIX: Final = "arena-bot-"
 """Scratch folders (and the bot's control groups) are named ``arena-bot-PID-...``."""
@@ -189,6 +190,18 @@ def _mounted_scratch() -> list[Path]:
             if point.name.startswith(PREFIX):
                 found.append(point)
     return found
+
+
+def remove_at_exit(path: Path) -> None:
+    """Remove ``path`` (a folder this process made for its bots) when this process exits,
+    and not when a child forked from it does; the sweep removes it if the process is killed."""
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:
+            remove_tree(path)
+
+    atexit.register(remove)
 
 
 def sweep(root: Path | None = None) -> None:
