@@ -45,6 +45,7 @@ bench: bytecode           ## speed measurements (not tests)
 	-$(PY) benchmarks/tournament.py
 	-$(PY) benchmarks/cluster.py
 	-$(PY) benchmarks/sequential.py
+	-$(PY) benchmarks/settle.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check arena tests benchmarks bots scripts

@@ -20,7 +20,8 @@ from arena.tournament.store import DEFAULT_DB, Store
 
 def _line(result: SequentialTest) -> str:
     low, high = result.interval
-    return (f"deals {result.deals} ({result.tied} level): score {result.score:.3f} ({low:.3f} to {high:.3f}), "
+    return (f"deals {result.deals} ({result.tied} level): score {result.score:.3f} "
+            f"({100 * result.level:g}%: {low:.3f} to {high:.3f}), "
             f"evidence better x{result.better:.1f}, not better x{result.not_better:.1f} "
             f"(verdicts at x{result.better_at:.0f}, x{result.not_better_at:.0f}): {result.verdict}")
 
@@ -69,7 +70,8 @@ def test(
     below 0.5 + margin; the test stops when either has multiplied its stake by 1/alpha (or
     1/beta): **better** or **not better**, with the chosen error rates whatever the bots
     (deterministic ones and mostly-level deals included), or **undecided** at --max-deals.
-    The score's interval holds at whatever deal the test stopped.  It is stored like a
+    The score's interval (at 1 - alpha - beta: 90% at the defaults, so each end is a
+    one-sided 95% bound) holds at whatever deal the test stopped.  It is stored like a
     tournament: Ctrl+C and run again to resume, --show to report it later, `arena table -t
     NAME` for its ranking.  docs/RANKING.md explains it.
     """
@@ -93,8 +95,10 @@ def test(
                 view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to resume."):
             result = run_test(plan, store, view, lambda r: view.console.print(_line(r), highlight=False),
                               workers=workers, concurrency=concurrency, executor=executor)
-    verdicts = {"better": f"{new} is better than {base} (by at least about the margin {margin})",
-                "not better": f"{new} is not better than {base} by the margin {margin}",
+    verdicts = {"better": f"{new} is better than {base}: its score against it is above 0.5 (the interval says "
+                          f"by how much)",
+                "not better": f"{new} is not better than {base} by the margin {margin}: its score against it is "
+                              f"below {0.5 + margin:g}",
                 "undecided": f"undecided after {result.deals} deals: the data cannot yet tell"}
     typer.echo(f"{plan.title}: {_line(result)}\n{verdicts[result.verdict]}")
     if alike := _alike(result):

@@ -130,10 +130,13 @@ def _summary_line(summary: RunSummary, seconds: float) -> str:
 
 def _settled_line(settled: Settled, confidence: float, limit: int) -> str:
     level = f"{100 * confidence:g}%"
+    looks = (f" (each of up to {counted(settled.looks, 'look')} judged at {100 * settled.look_level:.4g}%, "
+             f"so that all looks together keep {level})" if settled.looks > 1 else "")
     if settled.settled:
-        return f"settled: every bot is ahead of the next at {level}, after {counted(settled.deals, 'deal')} per table"
+        return (f"settled: every bot is ahead of the next at {level}{looks}, after "
+                f"{counted(settled.deals, 'deal')} per table")
     pairs = ", ".join(f"{a} / {b}" for a, b in settled.unsure) or "too few deals to judge"
-    return (f"not settled at {level} after {counted(settled.deals, 'deal')} per table (the limit is "
+    return (f"not settled at {level}{looks} after {counted(settled.deals, 'deal')} per table (the limit is "
             f"{counted(limit, 'match')}); still unsure: {pairs}")
 
 

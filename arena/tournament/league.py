@@ -11,6 +11,7 @@ stopped.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from contextlib import closing
@@ -32,6 +33,7 @@ from arena.tournament.runner import (
 )
 from arena.tournament.scheduler import Table, plays, rotation_matches
 from arena.tournament.settle import unsettled_pairs
+from arena.tournament.stats import look_confidence
 from arena.tournament.spec import TournamentSpec, VariantPlan
 from arena.tournament.store import MatchRecord, Store, VersionRow
 
@@ -61,6 +63,37 @@ class LeagueSettings:
     settle: float | None = None
     """Stop before ``matches`` once every neighbour in the variant's ranking is ordered at
     this confidence (:mod:`arena.tournament.settle`)."""
+
+
+LOOK_GROWTH: Final = 1.25
+"""``--settle`` looks again once the league's matches have grown by this factor since its
+last look: each look costs confidence (:func:`arena.tournament.stats.look_confidence`),
+and looks spaced by a factor are few (about 21 from 100 matches to 10,000) where a look
+after every wave of tables would be thousands."""
+
+
+class _Looks:
+    """When ``league --settle`` looks, and at what confidence each look is judged."""
+
+    def __init__(self, end: int | None) -> None:
+        self.end = end
+        """League matches stored when this run's ``--matches`` are played (None: no end)."""
+        self.last = 0
+        self.taken = 0
+        self.looks: int | None = None
+
+    def due(self, stored: int) -> bool:
+        """Whether a look is due at ``stored`` league matches (and count it as taken)."""
+        if self.taken and stored < self.last * LOOK_GROWTH:
+            return False
+        if not self.taken and self.end is not None:  # the looks left from here to the end
+            self.looks = 1 + int(math.log(max(self.end, stored) / max(stored, 1)) / math.log(LOOK_GROWTH))
+        self.last, self.taken = stored, self.taken + 1
+        return True
+
+    def level(self, confidence: float) -> float:
+        """The confidence the look just taken must reach."""
+        return look_confidence(confidence, self.taken, self.looks)
 
 
 def choose_table(pool: Sequence[VersionRow], current: dict[int, Rating], played: dict[int, int], size: int,
@@ -110,6 +143,7 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
         summary = RunSummary(LEAGUE, int(min(target, 10**9)), 0)
         observer.started(summary.total if settings.matches else 0, 0, getattr(executor, "workers", 1), [])
         key = tournament_key(store, LEAGUE)
+        looking = _Looks(store.count(LEAGUE) + settings.matches if settings.matches else None)
         rng = random.Random(key + store.next_seq(LEAGUE).to_bytes(8, "little"))
 
         class Rated:
@@ -147,8 +181,8 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
                 tables.append(Table(f"{LEAGUE}-{settings.variant}-t{first}", settings.variant, spec.variants[0].options,
                                     tuple(group), matches))
             play(run_tables, spec, store, tables, executor, Rated(), summary)
-            if settings.settle is not None and unsettled_pairs(store, LEAGUE, settings.settle,
-                                                               settings.variant) == []:
+            if settings.settle is not None and looking.due(store.count(LEAGUE)) and unsettled_pairs(
+                    store, LEAGUE, looking.level(settings.settle), settings.variant) == []:
                 summary.settled = True
                 break
         ratings(store, LEAGUE)

@@ -4,6 +4,11 @@ The tournament is played with its file's ``deals``; then, while some pair of nei
 the overall ranking is not ordered at the chosen confidence (:mod:`arena.tournament.stats`)
 and fewer than ``max_matches`` are stored, another ``deals`` deals are added and played.
 The deals grown so far are kept with the tournament, so a resumed run goes on from there.
+
+Each step is a look, and a run that stops at the first look that says "ordered" would
+settle two equal bots far more often than the confidence says; so each look must reach a
+stricter confidence (:func:`arena.tournament.stats.look_confidence`), the confidence spread
+evenly over the looks ``max_matches`` allows.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 
 from arena.tournament.runner import Executor, Observer, RunSummary, run_tournament
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.stats import ahead
+from arena.tournament.stats import ahead, look_confidence
 from arena.tournament.store import Store
 from arena.tournament.views import standings
 
@@ -29,6 +34,9 @@ class Settled:
     settled: bool
     unsure: list[tuple[str, str]]
     """Neighbours the data still cannot order."""
+    looks: int
+    """How many looks ``max_matches`` allows: each is judged at :attr:`look_level`."""
+    look_level: float
 
 
 def unsettled_pairs(store: Store, tournament: str, confidence: float,
@@ -52,10 +60,12 @@ def run_settled(spec: TournamentSpec, store: Store, observer: Observer, *, worke
     while True:
         summary = run_tournament(dataclasses.replace(spec, deals=deals), store, observer, workers=workers,
                                  concurrency=concurrency, executor=executor, key=key)
-        unsure = unsettled_pairs(store, spec.name, spec.settle.confidence)
-        settled = unsure == []
         stored = store.count(spec.name)
+        looks = max(1, spec.settle.max_matches * deals // max(stored * step, 1))
+        level = look_confidence(spec.settle.confidence, deals // step, looks)
+        unsure = unsettled_pairs(store, spec.name, level)
+        settled = unsure == []
         more = stored * (deals + step) // max(deals, 1)
         if settled or not summary.complete or more > spec.settle.max_matches:
-            return Settled(summary, deals, settled, unsure or [])
+            return Settled(summary, deals, settled, unsure or [], looks, level)
         deals += step

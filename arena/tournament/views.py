@@ -227,8 +227,8 @@ def standings(store: Store, tournament: str, variant: str | None = None, *, leve
     for k, ((version, rating, t), key) in enumerate(zip(rows, keys)):
         interval = ranks = ahead = None
         if spread.enough:
-            low, high = spread.shift(k)
-            interval, ranks = (rating.mu + points * low, rating.mu + points * high), spread.rank_range(k)
+            low, high = spread.shift(k, level)
+            interval, ranks = (rating.mu + points * low, rating.mu + points * high), spread.rank_range(k, level)
             ahead = spread.stronger(k, k + 1) if k + 1 < len(rows) else None
         result.append(Standing(1 + sum(other > key for other in keys), version, rating, t.matches, t.wins,
                                t.faults, t.placements, interval, ranks, ahead, t.bound))
