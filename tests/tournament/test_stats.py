@@ -218,13 +218,16 @@ def test_equal_bots_looked_at_many_times_are_rarely_settled() -> None:
             played += heads_up([0.0, 0.0], 4, rng)[:8]
             played = [match(i, {s.version: s.placement for s in m.seats}, i // 2)
                       for i, m in enumerate(played)]
-            def judged(level: float) -> bool:
-                spread = uncertainty(played, [0, 1], resamples=300, level=level)
-                order = sorted((0, 1), key=lambda b: -spread.theta[b])
-                return spread.enough and ahead(spread.stronger(*order), level)
-            first = first or judged(0.95)
-            if judged(look_confidence(0.95, look, 50)):
+            first = first or _settles(played, 0.95)
+            if _settles(played, look_confidence(0.95, look, 50)):
                 settled += 1
                 break
         unadjusted += first
     assert settled <= 1 and unadjusted >= 5, (settled, unadjusted)
+
+
+def _settles(played: list[MatchRecord], level: float) -> bool:
+    """Whether two bots are ordered at ``level``, as ``[settle]`` judges a look."""
+    spread = uncertainty(played, [0, 1], resamples=300, level=level)
+    order = sorted((0, 1), key=lambda b: -spread.theta[b])
+    return spread.enough and ahead(spread.stronger(*order), level)
