@@ -6,8 +6,10 @@ Ratings are derived from the stored matches (:mod:`arena.tournament.ratings`) an
 here; the matches are the truth.  The schema is versioned (``PRAGMA user_version``) and
 upgraded by the migrations in :data:`MIGRATIONS`, oldest first.
 
-Longer than most modules: the schema, its migrations and every query are kept in one file,
-so that all of the SQL the arena runs can be read (and checked against the schema) at once.
+Longer than most modules: the schema, its migrations and every query of the results are
+kept in one file, so that their SQL can be read (and checked against the schema) at once.
+The host's own tables (accounts, sessions, owners, submissions, uploads, audit: migration 5) are
+created here, with the one schema version, and queried by :mod:`arena.host.ledger`.
 """
 
 from __future__ import annotations
@@ -133,6 +135,66 @@ MIGRATIONS: Final = (
     ALTER TABLE rated ADD COLUMN draw REAL;
     DELETE FROM ratings;
     DELETE FROM rated;
+    """,
+    # 5: the host's tables (arena host): accounts, their sessions, the bots they own, the
+    # submissions queue and the audit log; queried by arena/host/ledger.py
+    """
+    CREATE TABLE accounts (
+        name TEXT PRIMARY KEY,
+        folded TEXT NOT NULL UNIQUE,
+        operator INTEGER NOT NULL DEFAULT 0,
+        token_id TEXT UNIQUE,
+        token_salt BLOB,
+        token_hash BLOB,
+        created REAL NOT NULL,
+        disabled REAL,
+        failures INTEGER NOT NULL DEFAULT 0,
+        locked_until REAL NOT NULL DEFAULT 0
+    );
+    CREATE TABLE sessions (
+        id_hash BLOB PRIMARY KEY,
+        account TEXT NOT NULL REFERENCES accounts (name),
+        csrf TEXT NOT NULL,
+        created REAL NOT NULL,
+        expires REAL NOT NULL
+    );
+    CREATE TABLE owners (
+        folded TEXT PRIMARY KEY,
+        bot TEXT NOT NULL,
+        account TEXT NOT NULL REFERENCES accounts (name),
+        created REAL NOT NULL,
+        disabled REAL
+    );
+    CREATE TABLE submissions (
+        id INTEGER PRIMARY KEY,
+        account TEXT NOT NULL REFERENCES accounts (name),
+        address TEXT NOT NULL,
+        tournament TEXT,
+        status TEXT NOT NULL,
+        bot TEXT,
+        version INTEGER REFERENCES versions (id),
+        reason TEXT,
+        log TEXT NOT NULL DEFAULT '',
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX submissions_by_status ON submissions (status, id);
+    CREATE INDEX submissions_by_account ON submissions (account, created);
+    CREATE INDEX submissions_by_address ON submissions (address, created);
+    CREATE TABLE uploads (
+        submission INTEGER PRIMARY KEY REFERENCES submissions (id),
+        archive BLOB NOT NULL
+    );
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY,
+        at REAL NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT NOT NULL,
+        address TEXT NOT NULL DEFAULT '',
+        detail TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX audit_by_action ON audit (action, address, at);
     """,
 )
 
@@ -358,15 +420,9 @@ class Store:
         """Whether a process holds the lock of ``name`` (an ``arena run``, ``league`` or
         ``test`` playing it now), asked of the kernel without taking it."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            answer = fcntl.fcntl(_descriptor(self.path), fcntl.F_OFD_GETLK, _flock(fcntl.F_WRLCK, _lock_offset(name)))
         except OSError:
             return False
-        try:
-            answer = fcntl.fcntl(fd, fcntl.F_OFD_GETLK, _flock(fcntl.F_WRLCK, _lock_offset(name)))
-        except OSError:
-            return False
-        finally:
-            os.close(fd)
         return bool(struct.unpack("hhqqi4x", answer)[0] != fcntl.F_UNLCK)
 
     def check(self) -> None:
@@ -671,11 +727,37 @@ def _damaged(path: Path, what: str) -> StoreError:
                       f"it still holds with `sqlite3 {path} .recover | sqlite3 recovered.db`, or give another --db")
 
 
+_HEADERS: Final[dict[tuple[int, int], int]] = {}
+"""A descriptor of each database file this process has checked, by device and inode,
+kept open for the process's life.  Closing *any* descriptor of a file drops every POSIX
+lock the process holds on it, SQLite's included: a header read with ``open()`` and
+``close()`` while another connection of the same process (a thread of ``arena host``)
+is in a transaction would take that connection's locks away from under it."""
+
+
+def _descriptor(path: Path) -> int:
+    """A read-only descriptor of the file at ``path``, opened once and never closed."""
+    info = os.stat(path)
+    key = (info.st_dev, info.st_ino)
+    fd = _HEADERS.get(key)
+    if fd is None:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        if os.fstat(fd).st_ino != info.st_ino:  # replaced between the stat and the open: ask again
+            os.close(fd)  # another file's descriptor: no lock of ours is on it
+            return _descriptor(path)
+        fd = _HEADERS.setdefault(key, fd)
+    return fd
+
+
+def _header(path: Path) -> bytes:
+    """The first 16 bytes of ``path``, read without closing a descriptor of it."""
+    return os.pread(_descriptor(path), 16, 0)
+
+
 def _check_file(path: Path) -> bool:
     """Whether ``path`` exists; StoreError if it is there but cannot be a results database."""
     try:
-        with open(path, "rb") as file:
-            header = file.read(16)
+        header = _header(path)
     except FileNotFoundError:
         return False
     except IsADirectoryError:
