@@ -33,8 +33,8 @@ from arena.tournament.runner import (
 )
 from arena.tournament.scheduler import Table, plays, rotation_matches
 from arena.tournament.settle import unsettled_pairs
-from arena.tournament.stats import look_confidence
 from arena.tournament.spec import TournamentSpec, VariantPlan
+from arena.tournament.stats import look_confidence
 from arena.tournament.store import MatchRecord, Store, VersionRow
 
 __all__ = ["LEAGUE", "LeagueSettings", "choose_table", "run_league"]
