@@ -283,14 +283,25 @@ def submit_command(
                                                    "the file must say `open = true`).")] = None,
     db: DbOption = DEFAULT_DB,
     smoke: Annotated[int, typer.Option(help="Smoke matches against random per variant it claims.", min=1)] = 2,
+    to: Annotated[str | None, typer.Option(
+        "--to", help="Submit to the arena host at this address (https://HOST) instead of this machine's database: "
+                     "the token is read from $ARENA_TOKEN or ~/.config/arena/token (mode 600), never from the "
+                     "command line.")] = None,
 ) -> None:
     """Validate a bot and register an immutable copy of it, optionally entering a tournament.
 
     The bot runs behind every sandbox layer: its manifest is checked, it must answer the
     handshake and finish smoke matches against `random` without a fault in each variant
     it claims.  Its version is the hash of its files: unchanged code is recognised,
-    changed code becomes a new version.
+    changed code becomes a new version.  With --to, the folder is packed and uploaded to a
+    host, which validates it the same way; the command follows it to its end
+    (docs/HOSTING.md).
     """
+    if to is not None:
+        if name is not None:
+            raise fail("--name does not go with --to: a host registers the name in the bot's bot.toml")
+        _submit_remote(path, to, tournament)
+        return
     with Store(db) as store:
         result = submit(store, path, name=name, tournament=tournament, matches=smoke,
                         progress=lambda step: typer.echo(step, err=True))
@@ -303,6 +314,28 @@ def submit_command(
         where = "" if db == DEFAULT_DB else f" --db {shlex.quote(str(db))}"
         typer.echo(f"entered in tournament {result.entered}: `arena run {shlex.quote(str(tournament))}{where}` "
                    f"plays its matches")
+
+
+def _submit_remote(path: Path, to: str, tournament: str | None) -> None:
+    """``arena submit --to``: upload, then show each step until the host's verdict."""
+    from arena.host.client import submit_remote
+
+    shown = 0
+
+    def progress(state: dict[str, object]) -> None:
+        nonlocal shown
+        log = str(state.get("log", ""))
+        for line in log[shown:].splitlines():
+            typer.echo(f"  {line}", err=True)
+        shown = len(log)
+        if not state.get("final"):
+            typer.echo(f"submission {state['id']}: {state['status']}", err=True)
+
+    outcome = submit_remote(path, to, tournament=tournament, progress=progress)
+    if outcome.status != "accepted":
+        raise fail(f"submission {outcome.id} refused: {outcome.reason}")
+    entered = f", entered in {tournament}" if tournament else ""
+    typer.echo(f"submission {outcome.id} accepted: {outcome.bot}{entered}")
 
 
 @app.command("withdraw")

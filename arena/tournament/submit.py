@@ -190,8 +190,10 @@ def submit(
     tournament: str | None = None,
     matches: int = SMOKE_MATCHES,
     progress: Callable[[str], None] = lambda _: None,
+    author: str | None = None,
 ) -> Submitted:
-    """Validate the bot in ``path`` and register it (as ``name``), entering it in ``tournament``."""
+    """Validate the bot in ``path`` and register it (as ``name``), entering it in ``tournament``;
+    ``author``: who entered it, in place of what its manifest says (the host's account)."""
     if not path.is_dir():
         raise SubmitError(f"{path}: not a folder; a bot is a folder with a bot.toml (docs/BOTS.md)")
     try:
@@ -202,6 +204,8 @@ def submit(
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,63}", name):
             raise SubmitError(f"--name {name!r}: use lower-case letters, digits, '-', '_' or '.' (at most 64)")
         manifest = dataclasses.replace(manifest, name=name)
+    if author is not None:
+        manifest = dataclasses.replace(manifest, author=author)
     _check_name_free(store, manifest.name)
     if tournament is not None:
         spec = load_spec(tournament)

@@ -46,7 +46,7 @@ from arena.web.readonly import RatingsMemo, ReadOnlyStore
 from arena.web.render import CONTENT_SECURITY_POLICY, render
 from arena.web.site import STATIC_DIR
 
-__all__ = ["STATUS_URL", "create_app", "routes", "serve"]
+__all__ = ["STATUS_URL", "create_app", "page_routes", "routes", "secured", "serve"]
 
 STATUS_URL: Final = "/api/status.json"
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
@@ -180,7 +180,18 @@ def create_app(db: Path, play: bool = False, host: str = "127.0.0.1", allowed: S
     ``play``: visitors may play the bots at ``/play/`` (games are recorded there), with at
     most ``seat_seconds`` per decision; it answers only the names of ``host``, the address
     it listens on, and ``allowed`` (:mod:`arena.web.hosts`)."""
-    app = Starlette(routes=routes(_Site(db, play, seat_seconds)))
+    return secured(Starlette(routes=routes(_Site(db, play, seat_seconds))), host, allowed)
+
+
+def page_routes(db: Path) -> list[BaseRoute]:
+    """The read-only pages over ``db``, without ``/play/``: for an app that mounts them
+    beside its own routes (``arena host``)."""
+    return [r for r in routes(_Site(db)) if getattr(r, "path", "") not in ("/play/", SOCKET_URL)]
+
+
+def secured(app: ASGIApp, host: str, allowed: Sequence[str] = ()) -> ASGIApp:
+    """``app`` answering only the names of ``host`` and ``allowed``, every response with
+    the Content-Security-Policy and its companions."""
     return KnownHosts(_SecurityHeaders(app), host, allowed)
 
 

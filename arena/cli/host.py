@@ -1,0 +1,87 @@
+"""``arena host``: the pages and the door through which authors on other machines enter
+bots.  The host package is imported inside the command, so other commands never load it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli._app import app, fail, user_errors
+from arena.cli.results import Db
+from arena.tournament.store import DEFAULT_DB
+
+
+@app.command("host")
+@user_errors
+def host(
+    db: Db = DEFAULT_DB,
+    address: Annotated[str, typer.Option("--host", help="The address to listen on. Behind a TLS reverse proxy "
+                                         "keep the default and let the proxy listen (docs/HOSTING.md).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port to listen on (0: any free port, printed).", min=0,
+                                      max=65535)] = 8000,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="The public name authors reach the host by (repeatable): requests under any other "
+                               "name are refused.")] = None,
+    tournament: Annotated[list[Path] | None, typer.Option(
+        "--tournament", "-t", help="A tournament file authors may enter remotely (repeatable; the file must say "
+                                   "`open = true`).")] = None,
+    signup: Annotated[bool, typer.Option("--signup/--no-signup", help="Let visitors create their own accounts "
+                                         "at /signup (default: only `arena accounts add`).")] = False,
+    per_account_day: Annotated[int, typer.Option(help="Submissions an account may make in 24 hours.", min=1)] = 5,
+    per_address_day: Annotated[int, typer.Option(help="Submissions and sign-ups from one network address in 24 "
+                                                 "hours.", min=1)] = 20,
+    archive_kib: Annotated[int, typer.Option(help="The largest upload, KiB (unpacked, a bot may hold 64 MiB and "
+                                             "4,096 files, as `arena submit` allows).", min=1)] = 8192,
+    upload_seconds: Annotated[float, typer.Option(help="The longest an upload may take to arrive: a client that "
+                                                  "trickles its body is cut off.", min=0.1)] = 120.0,
+    tls: Annotated[bool, typer.Option("--tls", help="The host is behind a TLS reverse proxy: session cookies are "
+                                      "marked Secure.")] = False,
+    work: Annotated[Path | None, typer.Option(help="Where uploads are unpacked and validated (default: host-work "
+                                              "beside the database).", file_okay=False)] = None,
+) -> None:
+    """Serve the pages and take entries from authors on other machines.
+
+    Authors get accounts and tokens from `arena accounts add` (or sign up, with --signup),
+    then run `arena submit ./my-bot --to https://THIS-HOST` or upload an archive at /my/.
+    Each upload is stored before the author hears "queued", then validated as `arena
+    submit` does, one at a time, in the sandbox; its log is shown to its author and the
+    operators only.  The host writes entries and its accounts into the results database;
+    `arena run` (or a league) plays the matches.  Ctrl+C stops; a restart resumes the
+    queue.  docs/HOSTING.md describes it, with the reverse proxy, a systemd unit, the
+    limits and backups.
+    """
+    from arena.host.app import serve_host
+    from arena.host.archive import ArchiveLimits
+    from arena.host.config import HostConfig
+    from arena.host.ledger import Ledger
+    from arena.host.queue import work_folder
+    from arena.tournament.spec import load_spec
+
+    open_here = {}
+    for file in tournament or ():
+        spec = load_spec(file)
+        if not spec.open:
+            raise fail(f"{file}: the tournament {spec.name!r} does not take submissions: add `open = true` to it")
+        open_here[spec.name] = file.resolve()
+    config = HostConfig(db=db.resolve(), work=(work or work_folder(db)).resolve(), tournaments=open_here,
+                        signup=signup, per_account_day=per_account_day, per_address_day=per_address_day,
+                        archive=ArchiveLimits(archive_bytes=archive_kib * 1024), body_seconds=upload_seconds,
+                        secure_cookies=tls)
+    with Ledger(config.db):  # a foreign or newer database is reported now
+        pass
+
+    def announce(url: str) -> None:
+        typer.echo(f"hosting {db} at {url}  (Ctrl+C stops)")
+        typer.echo(f"authors: arena submit ./my-bot --to {url}   (accounts: arena accounts add NAME)")
+
+    try:
+        serve_host(config, address, port, announce, tuple(allowed_host or ()))
+    except OSError as error:
+        raise fail(f"cannot listen on {address}:{port}: {error.strerror or error}; choose another --port") from None
+    except BaseExceptionGroup as group:
+        listening, _ = group.split(OSError)
+        if listening is None:
+            raise
+        raise fail(f"cannot listen on {address}:{port}: {listening.exceptions[0]}; choose another --port") from None

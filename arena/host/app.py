@@ -1,0 +1,420 @@
+"""``arena host``: the read-only pages of ``arena serve`` and a door beside them.
+
+The door takes entries from authors on other machines: an HTTP API for ``arena submit
+--to`` (a token in the ``Authorization`` header) and the same in the browser (the token
+signs in to a session cookie; every form carries a CSRF token).  An upload is committed
+to the ledger, with its author and address, before the author hears "queued"; the queue
+(:mod:`arena.host.queue`) validates it as ``arena submit`` would.  Logs and faults of a
+submission are shown to its author and the operators only: to anyone else it does not
+exist (404, as an unknown number).
+
+Everything an author sends is bounded (:mod:`arena.host.bodies`, :mod:`arena.host.archive`)
+and every failed token check counts against the sender's address (:mod:`arena.host.guard`).
+The pages' Host and Content-Security-Policy rules are ``arena serve``'s.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Final, cast
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+from hypercorn.typing import ASGIFramework
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
+
+from arena.host.bodies import BodyError, read_body, read_form
+from arena.host.config import HostConfig
+from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
+from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
+from arena.host.queue import Queue
+from arena.web import site
+from arena.web.app import STOP_SIGNALS, page_routes, secured
+from arena.web.render import META_POLICY
+
+__all__ = ["create_host_app", "serve_host"]
+
+FINAL: Final = ("accepted", "refused")
+NAME_CHARS: Final = "lower-case letters, digits, '-', '_' or '.', starting with a letter or digit (at most 32)"
+
+_ENV: Final = Environment(loader=ChoiceLoader([PackageLoader("arena.host", "templates"),
+                                               PackageLoader("arena.web", "templates")]),
+                          autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+class _Door:
+    """What the host's routes share: its settings, the guard, the queue and one ledger
+    connection per worker thread (SQLite connections stay in their thread)."""
+
+    def __init__(self, config: HostConfig, queue: Queue | None) -> None:
+        self.config = config
+        self.guard = Guard(config.auth_failures, config.auth_window_s)
+        self.queue = queue
+        self._local = threading.local()
+
+    def ledger(self) -> Ledger:
+        """This thread's ledger connection."""
+        ledger: Ledger | None = getattr(self._local, "ledger", None)
+        if ledger is None:
+            ledger = self._local.ledger = Ledger(self.config.db)
+        return ledger
+
+    async def call(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(ledger, *args)`` in a worker thread: SQLite and scrypt block."""
+        return await run_in_threadpool(lambda: function(self.ledger(), *args))
+
+    # -- who is asking ------------------------------------------------------------------
+
+    async def api_account(self, request: Request) -> Account | Response:
+        """The account of the request's bearer token, or the 401/429 to answer."""
+        address = _address(request)
+        if self.guard.blocked(address):
+            return _api_error(429, "too many failed sign-ins from this address: wait and try again")
+        token = token_from_header(request.headers.get("authorization"))
+        account = None if token is None else await self.call(lambda ledger: self.guard.account(ledger, token, address))
+        if account is None:
+            return _api_error(401, "no valid token: send `Authorization: Bearer TOKEN` with the token the operator "
+                                   "gave you (a wrong, rotated, disabled or locked token reads the same)")
+        return cast(Account, account)
+
+    async def browser_account(self, request: Request) -> tuple[Account, str] | None:
+        """The signed-in account of the request's session cookie and its CSRF token."""
+        session = request.cookies.get(SESSION_COOKIE)
+        if not session:
+            return None
+        found = await self.call(lambda ledger: ledger.session(session))
+        return cast("tuple[Account, str] | None", found)
+
+    def page(self, request: Request, template: str, title: str, status: int = 200, **context: Any) -> Response:
+        """A host page (its templates extend the pages' ``base.html``)."""
+        path = request.url.path.lstrip("/")
+        html = _ENV.get_template(template).render(
+            page={"title": title, "path": path}, url=site.Links(path or site.INDEX, False), site=site,
+            relative=False, live=None, seen="", policy=META_POLICY, signup=self.config.signup,
+            origin=str(request.base_url), **context)
+        return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+
+    def cookie(self, response: Response, name: str, value: str, max_age: int) -> None:
+        """Set a cookie scripts cannot read and other sites' requests do not carry."""
+        response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict",
+                            secure=self.config.secure_cookies, path="/")
+
+    # -- the API ---------------------------------------------------------------------------
+
+    async def me(self, request: Request) -> Response:
+        account = await self.api_account(request)
+        if isinstance(account, Response):
+            return account
+        bots = await self.call(lambda ledger: ledger.bots_of(account.name))
+        return _json({"account": account.name, "operator": account.operator, "bots": bots,
+                      "tournaments": sorted(self.config.tournaments)})
+
+    async def api_submit(self, request: Request) -> Response:
+        account = await self.api_account(request)
+        if isinstance(account, Response):
+            return account
+        try:
+            body = await read_body(request, self.config.archive.archive_bytes, self.config.body_seconds)
+        except BodyError as error:
+            return _api_error(error.status, str(error))
+        tournament = request.query_params.get("tournament") or None
+        queued = await self._enqueue(account, _address(request), body, tournament)
+        if isinstance(queued, str):
+            return _api_error(429 if queued.startswith("limit") else 400, queued.removeprefix("limit: "))
+        return _json(_public(queued), status=202, headers={"location": f"/api/submissions/{queued.id}"})
+
+    async def api_submissions(self, request: Request) -> Response:
+        account = await self.api_account(request)
+        if isinstance(account, Response):
+            return account
+        mine = await self.call(lambda ledger: ledger.submissions(None if account.operator else account.name))
+        return _json({"submissions": [_public(s, log=False) for s in mine]})
+
+    async def api_submission(self, request: Request) -> Response:
+        account = await self.api_account(request)
+        if isinstance(account, Response):
+            return account
+        found = await self._own_submission(account, request.path_params["number"])
+        if found is None:
+            return _api_error(404, "no such submission of yours")
+        return _json(_public(found))
+
+    async def _own_submission(self, account: Account, number: str) -> Submission | None:
+        """Submission ``number`` if ``account`` may see it (its author or an operator)."""
+        if not number.isdigit() or len(number) > 18:
+            return None
+        found = cast("Submission | None", await self.call(lambda ledger: ledger.submission(int(number))))
+        if found is None or (found.account != account.name and not account.operator):
+            return None
+        return found
+
+    async def _enqueue(self, account: Account, address: str, body: bytes, tournament: str | None) -> Submission | str:
+        """The queued submission, or why it was not queued (``limit: ...`` for a flood)."""
+        if not body:
+            return "the upload is empty: send a .tar.gz or .zip of the bot's folder"
+        if tournament is not None and tournament not in self.config.tournaments:
+            open_here = ", ".join(sorted(self.config.tournaments)) or "none"
+            return f"no tournament {tournament!r} takes entries here (open here: {open_here})"
+
+        def enqueue(ledger: Ledger) -> Submission | str:
+            try:
+                return ledger.enqueue(account.name, address, body, tournament,
+                                      per_account_day=self.config.per_account_day,
+                                      per_address_day=self.config.per_address_day)
+            except FloodError as error:
+                return f"limit: {error}"
+            except LedgerError as error:
+                return str(error)
+
+        queued = cast("Submission | str", await self.call(enqueue))
+        if isinstance(queued, Submission) and self.queue is not None:
+            self.queue.wake()
+        return queued
+
+    # -- the browser ------------------------------------------------------------------------
+
+    async def login_form(self, request: Request) -> Response:
+        nonce = secrets.token_urlsafe(24)
+        response = self.page(request, "login.html", "Sign in", nonce=nonce, error=None)
+        self.cookie(response, LOGIN_COOKIE, nonce, 3600)
+        return response
+
+    async def login(self, request: Request) -> Response:
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        if not nonce or not hmac.compare_digest(nonce, str(form.get("nonce", ""))):
+            return self.page(request, "login.html", "Sign in", 403, nonce=nonce,
+                             error="the form expired: sign in again")
+        address = _address(request)
+        if self.guard.blocked(address):
+            return self.page(request, "login.html", "Sign in", 429, nonce=nonce,
+                             error="too many failed sign-ins from this address: wait and try again")
+        token = str(form.get("token", "")).strip()
+        account = await self.call(lambda ledger: self.guard.account(ledger, token, address))
+        if account is None:
+            return self.page(request, "login.html", "Sign in", 401, nonce=nonce,
+                             error="that token does not sign in (wrong, rotated, disabled or locked)")
+        session, _ = await self.call(lambda ledger: ledger.open_session(account.name, address=address))
+        response = RedirectResponse("/my/", status_code=303)
+        self.cookie(response, SESSION_COOKIE, session, 7 * 86400)
+        response.delete_cookie(LOGIN_COOKIE, path="/")
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        signed = await self.browser_account(request)
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        if signed is not None and hmac.compare_digest(signed[1], str(form.get("csrf", ""))):
+            session = request.cookies.get(SESSION_COOKIE, "")
+            await self.call(lambda ledger: ledger.close_session(session, address=_address(request)))
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path="/")
+        return response
+
+    async def mine(self, request: Request) -> Response:
+        signed = await self.browser_account(request)
+        if signed is None:
+            return RedirectResponse("/login", status_code=303)
+        account, csrf = signed
+        return await self._mine(request, account, csrf)
+
+    async def _mine(self, request: Request, account: Account, csrf: str, status: int = 200,
+                    error: str | None = None) -> Response:
+        bots, submissions = await self.call(
+            lambda ledger: (ledger.bots_of(account.name), ledger.submissions(account.name, limit=50)))
+        return self.page(request, "account.html", account.name, status, account=account, csrf=csrf, bots=bots,
+                         submissions=submissions, tournaments=sorted(self.config.tournaments), error=error,
+                         limit=self.config.archive.archive_bytes)
+
+    async def upload(self, request: Request) -> Response:
+        signed = await self.browser_account(request)
+        if signed is None:
+            return RedirectResponse("/login", status_code=303)
+        account, csrf = signed
+        try:
+            body = await read_body(request, self.config.request_bytes, self.config.body_seconds)
+            form = await read_form(request, body, 4096)
+        except BodyError as error:
+            return await self._mine(request, account, csrf, error.status, str(error))
+        if not hmac.compare_digest(csrf, str(form.get("csrf", ""))):
+            return await self._mine(request, account, csrf, 403, "the form expired: load the page and try again")
+        upload = form.get("archive")
+        data = await upload.read() if upload is not None and not isinstance(upload, str) else b""
+        if len(data) > self.config.archive.archive_bytes:
+            return await self._mine(request, account, csrf, 413, "the archive is larger than this host accepts")
+        tournament = str(form.get("tournament", "")) or None
+        queued = await self._enqueue(account, _address(request), data, tournament)
+        if isinstance(queued, str):
+            return await self._mine(request, account, csrf, 429 if queued.startswith("limit") else 400,
+                                    queued.removeprefix("limit: "))
+        return RedirectResponse(f"/my/s/{queued.id}/", status_code=303)
+
+    async def submission_page(self, request: Request) -> Response:
+        signed = await self.browser_account(request)
+        if signed is None:
+            return RedirectResponse("/login", status_code=303)
+        account, csrf = signed
+        found = await self._own_submission(account, request.path_params["number"])
+        if found is None:
+            return self.page(request, "missing.html", "Not found", 404, what="no such submission of yours")
+        return self.page(request, "submission.html", f"Submission {found.id}", submission=found, csrf=csrf,
+                         final=found.status in FINAL)
+
+    async def signup_form(self, request: Request) -> Response:
+        if not self.config.signup:
+            return self.page(request, "missing.html", "Not found", 404, what="sign-up is closed on this host: "
+                             "ask its operator for an account")
+        nonce = secrets.token_urlsafe(24)
+        response = self.page(request, "signup.html", "Sign up", nonce=nonce, error=None, token=None)
+        self.cookie(response, LOGIN_COOKIE, nonce, 3600)
+        return response
+
+    async def signup(self, request: Request) -> Response:
+        if not self.config.signup:
+            return self.page(request, "missing.html", "Not found", 404, what="sign-up is closed on this host")
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        if not nonce or not hmac.compare_digest(nonce, str(form.get("nonce", ""))):
+            return self.page(request, "signup.html", "Sign up", 403, nonce=nonce, token=None,
+                             error="the form expired: load the page and try again")
+        name, address = str(form.get("name", "")).strip(), _address(request)
+
+        def add(ledger: Ledger) -> tuple[Account, str] | str:
+            recent = ledger.recent_signups(address)
+            if recent >= self.config.per_address_day:
+                return "this address has made as many accounts as a day allows: try again tomorrow"
+            try:
+                return ledger.add_account(name, actor=SIGNUP_ACTOR, address=address)
+            except LedgerError as error:
+                return str(error)
+
+        made = await self.call(add)
+        if isinstance(made, str):
+            return self.page(request, "signup.html", "Sign up", 400, nonce=nonce, token=None, error=made)
+        return self.page(request, "signup.html", "Your token", nonce=nonce, error=None, token=made[1],
+                         name=made[0].name)
+
+    async def _form(self, request: Request) -> Any:
+        """A small form's fields, or the error page to answer."""
+        try:
+            body = await read_body(request, 16 * 1024, self.config.body_seconds)
+            return await read_form(request, body, 4096)
+        except BodyError as error:
+            return self.page(request, "missing.html", "Refused", error.status, what=str(error))
+
+
+def _address(request: Request) -> str:
+    """The sender's network address (behind a reverse proxy: the proxy's, unless the
+    server trusts its forwarding headers; docs/HOSTING.md)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _public(submission: Submission, log: bool = True) -> dict[str, Any]:
+    """What an author sees of a submission (never the archive)."""
+    shown: dict[str, Any] = {"id": submission.id, "status": submission.status, "bot": submission.bot,
+                             "tournament": submission.tournament, "reason": submission.reason,
+                             "created": submission.created, "updated": submission.updated,
+                             "final": submission.status in FINAL}
+    if log:
+        shown["log"] = submission.log
+    return shown
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(data, status_code=status, headers={"cache-control": "no-store", **(headers or {})})
+
+
+def _api_error(status: int, message: str) -> Response:
+    return _json({"error": message}, status=status)
+
+
+def _same_origin(app: ASGIApp) -> ASGIApp:
+    """Refuses a browser's POST sent from another site's page (its ``Origin`` names
+    another host): a second wall behind the CSRF tokens and SameSite cookies."""
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = dict(scope["headers"])
+            origin, host = headers.get(b"origin"), headers.get(b"host", b"")
+            if origin is not None and origin.split(b"://", 1)[-1] != host:
+                await JSONResponse({"error": "a form of another site may not post here"}, 403)(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def host_routes(door: _Door) -> list[BaseRoute]:
+    """The door's addresses (the pages' are added after them)."""
+    return [
+        Route("/api/me", door.me),
+        Route("/api/submissions", door.api_submit, methods=["POST"]),
+        Route("/api/submissions", door.api_submissions, methods=["GET"]),
+        Route("/api/submissions/{number}", door.api_submission),
+        Route("/login", door.login_form, methods=["GET"]),
+        Route("/login", door.login, methods=["POST"]),
+        Route("/logout", door.logout, methods=["POST"]),
+        Route("/signup", door.signup_form, methods=["GET"]),
+        Route("/signup", door.signup, methods=["POST"]),
+        Route("/my/", door.mine),
+        Route("/my/submit", door.upload, methods=["POST"]),
+        Route("/my/s/{number}/", door.submission_page),
+    ]
+
+
+def create_host_app(config: HostConfig, host: str = "127.0.0.1", allowed: tuple[str, ...] = (),
+                    queue: Queue | None = None) -> ASGIApp:
+    """The host's app over ``config.db``: the door's routes and the read-only pages."""
+    door = _Door(config, queue)
+    app = Starlette(routes=[*host_routes(door), *page_routes(config.db)])
+    return secured(_same_origin(app), host, allowed)
+
+
+def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str], None],
+               allowed: tuple[str, ...] = (), read_timeout_s: int = 60) -> None:
+    """Serve the host and run its queue until Ctrl+C (or SIGTERM)."""
+    server = Config()
+    server.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    server.loglevel = "WARNING"
+    server.accesslog = None
+    server.read_timeout = read_timeout_s  # a client that stops sending is dropped
+    server.h11_max_incomplete_size = 16 * 1024  # headers (the body is bounded by the door)
+
+    async def main() -> None:
+        queue = Queue(config)
+        async with trio.open_nursery() as nursery:
+            with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+                await nursery.start(queue.run)
+                app = cast(ASGIFramework, create_host_app(config, host, allowed, queue))
+                binds = await nursery.start(partial(hypercorn_serve, app, server, mode="asgi"))
+                for bound in binds:
+                    announce(f"{bound}/")
+                async for _ in signals:
+                    break
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        return
+    except BaseExceptionGroup as group:
+        _, rest = group.split(KeyboardInterrupt)
+        if rest is not None:
+            raise rest from None
+

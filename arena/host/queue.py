@@ -1,0 +1,68 @@
+"""The host's validation queue: one submission at a time, oldest first, each in a process
+of its own (:mod:`arena.host.validate`).
+
+Submissions wait in the ledger, not in memory: the upload is committed before the author
+hears "queued", so a host killed at any moment loses none, and its restart puts back in
+the queue whatever was being validated (that validator died with it).  Validation takes
+seconds of CPU per claimed variant and the sandbox's machine-wide resources; one at a
+time keeps the host's pages and API answering while it works.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Final
+
+import trio
+
+from arena.host.config import HostConfig
+from arena.host.ledger import Ledger
+from arena.host.validate import command
+
+__all__ = ["Queue"]
+
+IDLE_S: Final = 2.0
+"""How often an idle queue looks for work it was not woken for (another host process,
+or a submission queued again by hand)."""
+
+
+class Queue:
+    """Runs validations until cancelled; :meth:`wake` says a submission was queued."""
+
+    def __init__(self, config: HostConfig) -> None:
+        self.config = config
+        self._wake = trio.Event()
+
+    def wake(self) -> None:
+        """A submission was queued: look now (from the event loop's thread)."""
+        self._wake.set()
+
+    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Requeue what a previous host left half-validated, then validate forever."""
+        self.config.work.mkdir(parents=True, exist_ok=True)
+        await trio.to_thread.run_sync(self._requeue)
+        task_status.started()
+        while True:
+            claimed = await trio.to_thread.run_sync(self._claim)
+            if claimed is None:
+                with trio.move_on_after(IDLE_S):
+                    await self._wake.wait()
+                self._wake = trio.Event()
+                continue
+            await trio.run_process(command(self.config, claimed), check=False, stdin=b"",
+                                   stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
+
+    def _requeue(self) -> None:
+        with Ledger(self.config.db) as ledger:
+            ledger.requeue_interrupted()
+
+    def _claim(self) -> int | None:
+        with Ledger(self.config.db) as ledger:
+            submission = ledger.claim_next()
+        return None if submission is None else submission.id
+
+
+def work_folder(db: Path) -> Path:
+    """Where a host over ``db`` unpacks and validates uploads by default."""
+    return db.resolve().parent / "host-work"

@@ -1,0 +1,91 @@
+"""What the host's tests share: a real ``arena host`` process on a free loopback port,
+accounts made by the real ledger, and bot folders to submit."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from arena.host.ledger import Ledger
+
+REPO = Path(__file__).resolve().parents[2]
+BOTS = REPO / "bots"
+
+
+def arena_command(*args: object) -> list[str]:
+    return [sys.executable, "-m", "arena.cli", *map(str, args)]
+
+
+@dataclass
+class Host:
+    """A running ``arena host``: its address, process and database."""
+
+    url: str
+    process: subprocess.Popen[str]
+    db: Path
+    args: tuple[str, ...] = ()
+    lines: list[str] = field(default_factory=list)
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60, follow_redirects=False)
+
+    def stop(self, how: signal.Signals = signal.SIGINT) -> str:
+        """Stop it (as Ctrl+C by default); its stderr."""
+        self.process.send_signal(how)
+        try:
+            _, err = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, err = self.process.communicate()
+            raise AssertionError(f"arena host did not stop on {how.name}:\n{err[-4000:]}") from None
+        return err
+
+
+def start_host(db: Path, *args: object, port: int = 0) -> Host:
+    """``arena host --port 0`` over ``db``, once it listens."""
+    process = subprocess.Popen(arena_command("host", "--db", db, "--port", port, *args), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True,
+                               env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise AssertionError(f"arena host did not start: {line}{process.communicate(timeout=10)[1]}")
+    return Host(found.group().rstrip("/"), process, db, tuple(map(str, args)))
+
+
+def account(db: Path, name: str, operator: bool = False) -> str:
+    """A new account's token."""
+    with Ledger(db) as ledger:
+        return ledger.add_account(name, operator=operator, actor="test")[1]
+
+
+def bot_folder(parent: Path, name: str, version: str = "1.0.0", *, body: str | None = None) -> Path:
+    """A copy of the bundled random bot named ``name``, claiming scat only (quick to validate)."""
+    folder = parent / name
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(body or (BOTS / "random" / "bot.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "{version}"\nauthor = "Someone"\ndescription = "test bot"\n'
+        'variants = ["scat"]\nentry = "bot.py"\n', encoding="utf-8")
+    return folder
+
+
+def wait_final(client: httpx.Client, number: int, polls: int = 600) -> dict[str, object]:
+    """The submission once it has ended (polling: the queue takes its time on a busy machine)."""
+    for _ in range(polls):
+        state: dict[str, object] = client.get(f"/api/submissions/{number}").json()
+        if state.get("final"):
+            return state
+        time.sleep(0.5)
+    raise AssertionError(f"submission {number} did not end: {state}")

@@ -1,0 +1,245 @@
+"""The host as an author on another machine meets it: a real ``arena host`` over loopback,
+the real ``arena submit --to`` and real HTTP clients (httpx)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import signal
+import socket
+import subprocess
+import tarfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from hosttools import REPO, Host, account, arena_command, bot_folder, start_host, wait_final
+
+from arena.host.archive import pack
+from arena.host.ledger import Ledger
+from arena.tournament.store import Store
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[Host]:
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    running = start_host(db, "--per-account-day", "3")
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+def remote_submit(folder: Path, url: str, token: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_TOKEN"}
+    return subprocess.run(arena_command("submit", folder, "--to", url, *extra), capture_output=True, text=True,
+                          cwd=REPO, env={**env, "ARENA_TOKEN": token}, timeout=600)
+
+
+def test_an_author_submits_from_the_command_line_and_sees_the_bot_with_its_author(host: Host, tmp_path: Path) -> None:
+    token = account(host.db, "alice")
+    done = remote_submit(bot_folder(tmp_path, "alices-bot"), host.url, token)
+    assert done.returncode == 0, done.stderr
+    assert "accepted: alices-bot" in done.stdout
+    assert "smoke-testing scat" in done.stderr, "the author follows the validation's steps"
+    with Store(host.db) as store:
+        [version] = store.versions("alices-bot")
+        assert version.manifest["author"] == "alice", "the account is the author, whatever bot.toml says"
+    with host.client() as client:
+        page = client.get("/b/alices-bot/")
+        assert page.status_code == 200 and "by alice" in page.text
+    with Ledger(host.db) as ledger:
+        assert ledger.owner("alices-bot") == "alice"
+        assert {"submit", "accepted", "claim bot"} <= {e.action for e in ledger.audit()}
+
+
+def test_a_refused_bot_says_why_and_its_log_is_its_authors_alone(host: Host, tmp_path: Path) -> None:
+    alice, mallory = account(host.db, "alice"), account(host.db, "mallory")
+    broken = bot_folder(tmp_path, "broken", body="import sys\nsys.exit(3)\n")
+    done = remote_submit(broken, host.url, alice)
+    assert done.returncode == 2 and "refused" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    with host.client(alice) as client:
+        [mine] = client.get("/api/submissions").json()["submissions"]
+        assert mine["status"] == "refused" and "smoke match" in mine["reason"]
+        assert "log" in client.get(f"/api/submissions/{mine['id']}").json()
+    with host.client(mallory) as client:
+        assert client.get(f"/api/submissions/{mine['id']}").status_code == 404
+        assert client.get("/api/submissions").json()["submissions"] == []
+    with host.client() as anonymous:
+        assert anonymous.get(f"/api/submissions/{mine['id']}").status_code == 401
+
+
+@pytest.mark.parametrize("header", [None, "Bearer a31_0000000000000000_guess", "Bearer nonsense", "Basic xyz"])
+def test_no_valid_token_no_entry_and_every_failure_reads_the_same(host: Host, header: str | None) -> None:
+    account(host.db, "alice")
+    with host.client() as client:
+        answer = client.post("/api/submissions", content=b"x",
+                             headers={"authorization": header} if header else {})
+        assert answer.status_code == 401
+        assert answer.json()["error"].startswith("no valid token")
+    with Ledger(host.db) as ledger:
+        assert ledger.submissions() == []
+
+
+def test_only_the_owner_adds_versions_of_a_name(host: Host, tmp_path: Path) -> None:
+    alice, bob = account(host.db, "alice"), account(host.db, "bob")
+    assert remote_submit(bot_folder(tmp_path / "a", "shared-name"), host.url, alice).returncode == 0
+    stolen = remote_submit(bot_folder(tmp_path / "b", "shared-name", "2.0.0"), host.url, bob)
+    assert stolen.returncode == 2 and "belongs to another author" in stolen.stderr, stolen.stderr
+    squat = remote_submit(bot_folder(tmp_path / "c", "alice"), host.url, bob)
+    assert squat.returncode == 2 and "reads as the account 'alice'" in squat.stderr, squat.stderr
+    with Store(host.db) as store:
+        assert [v.manifest["version"] for v in store.versions("shared-name")] == ["1.0.0"]
+        assert store.versions("alice") == []
+
+
+def test_a_flood_is_refused_at_the_accounts_daily_limit(host: Host, tmp_path: Path) -> None:
+    token = account(host.db, "alice")
+    data = pack(bot_folder(tmp_path, "flood"))
+    with host.client(token) as client:
+        answers = [client.post("/api/submissions", content=data).status_code for _ in range(4)]
+    assert answers == [202, 202, 202, 429]
+
+
+def raw_request(host: Host, head: str, body: bytes = b"") -> bytes:
+    """Send a request as bytes (what no polite client would send) and read the answer."""
+    address = host.url.removeprefix("http://")
+    name, port = address.rsplit(":", 1)
+    with socket.create_connection((name, int(port))) as connection:
+        connection.sendall(head.replace("HOST", address).encode() + body)
+        connection.settimeout(120)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += connection.recv(65536)
+        head_end = answer.index(b"\r\n\r\n") + 4
+        length = int(re.search(rb"content-length: (\d+)", answer[:head_end], re.I).group(1))  # type: ignore[union-attr]
+        while len(answer) < head_end + length:
+            answer += connection.recv(65536)
+        return answer
+
+
+def test_an_oversized_upload_is_refused_before_it_is_stored(host: Host) -> None:
+    token = account(host.db, "alice")
+    declared = raw_request(host, f"POST /api/submissions HTTP/1.1\r\nHost: HOST\r\nAuthorization: Bearer {token}"
+                                 "\r\nContent-Length: 9000000\r\n\r\n")  # refused on its header, before any body
+    assert declared.startswith(b"HTTP/1.1 413") and b"larger than this host accepts" in declared, declared[:300]
+    chunk = b"\0" * 65536
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(8 * 16 + 1))
+    streamed = raw_request(host, f"POST /api/submissions HTTP/1.1\r\nHost: HOST\r\nAuthorization: Bearer {token}"
+                                 "\r\nTransfer-Encoding: chunked\r\n\r\n", chunked)  # no length: counted
+    assert streamed.startswith(b"HTTP/1.1 413"), streamed[:300]
+    with Ledger(host.db) as ledger:
+        assert ledger.submissions() == []
+
+
+@pytest.mark.parametrize("archive, reason", [
+    (b"this is not an archive", "not an archive"),
+    ("link", "link"),
+    ("escape", ".."),
+])
+def test_hostile_archives_are_refused_with_one_clear_reason(host: Host, tmp_path: Path, archive: bytes | str,
+                                                            reason: str) -> None:
+    token = account(host.db, "alice")
+    if isinstance(archive, str):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            info = tarfile.TarInfo("bot.toml" if archive == "link" else "../escape.txt")
+            if archive == "link":
+                info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+                tar.addfile(info)
+            else:
+                tar.addfile(info, io.BytesIO(b""))
+        archive = buffer.getvalue()
+    with host.client(token) as client:
+        answer = client.post("/api/submissions", content=archive)
+        assert answer.status_code == 202
+        state = wait_final(client, answer.json()["id"])
+    assert state["status"] == "refused" and reason in str(state["reason"]), state
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_trickling_upload_is_cut_off_and_others_are_served_meanwhile(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    host = start_host(db, "--upload-seconds", "1")
+    try:
+        token = account(db, "alice")
+        address = host.url.removeprefix("http://")
+        name, port = address.rsplit(":", 1)
+        with socket.create_connection((name, int(port))) as slow:
+            slow.sendall(f"POST /api/submissions HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n"
+                         "Content-Length: 100000\r\n\r\n".encode() + b"x" * 10)
+            with host.client() as other:
+                assert other.get("/").status_code == 200
+            slow.settimeout(120)
+            answer = slow.recv(4096)  # the host answers (never waits for the rest) without this client's help
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    finally:
+        host.stop()
+    with Ledger(db) as ledger:
+        assert ledger.submissions() == []
+
+
+def test_kill_9_during_validation_loses_nothing_and_the_restart_finishes_the_queue(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    host = start_host(db)
+    token = account(db, "alice")
+    with host.client(token) as client:
+        numbers = [client.post("/api/submissions", content=pack(bot_folder(tmp_path, f"bot-{i}"))).json()["id"]
+                   for i in range(3)]
+    with Ledger(db) as ledger:  # wait until one is being validated, then kill the host mid-way
+        for _ in range(1200):
+            if any(s.status in ("building", "testing") for s in ledger.submissions()):
+                break
+            time.sleep(0.05)
+    host.process.send_signal(signal.SIGKILL)
+    host.process.communicate()
+    again = start_host(db)
+    try:
+        with again.client(token) as client:
+            states = [wait_final(client, n) for n in numbers]
+    finally:
+        again.stop()
+    assert [s["status"] for s in states] == ["accepted"] * 3, states
+    with Store(db) as store:
+        assert sorted(v.bot for v in store.versions()) == ["bot-0", "bot-1", "bot-2"]
+
+
+def test_twenty_authors_submitting_at_once_are_each_acknowledged_once_and_validated(tmp_path: Path) -> None:
+    """Twenty accounts upload at the same moment (a barrier): every upload is acknowledged
+    with its own number, stored once, and the queue validates them all."""
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    host = start_host(db)
+    tokens = [account(db, f"author-{i:02d}") for i in range(20)]
+    archives = [pack(bot_folder(tmp_path, f"entry-{i:02d}")) for i in range(20)]
+    barrier = threading.Barrier(20)
+
+    def upload(i: int) -> int:
+        with host.client(tokens[i]) as client:
+            barrier.wait()
+            answer = client.post("/api/submissions", content=archives[i])
+            assert answer.status_code == 202, answer.text
+            return int(answer.json()["id"])
+
+    try:
+        with ThreadPoolExecutor(20) as pool:
+            numbers = list(pool.map(upload, range(20)))
+        assert len(set(numbers)) == 20
+        with host.client(tokens[0]) as client:
+            assert wait_final(client, numbers[0])["status"] == "accepted"
+        with Ledger(db) as ledger:
+            assert sorted(s.id for s in ledger.submissions()) == sorted(numbers)
+            assert {s.account for s in ledger.submissions()} == {f"author-{i:02d}" for i in range(20)}
+        for i, number in enumerate(numbers):
+            with host.client(tokens[i]) as client:
+                assert wait_final(client, number)["status"] == "accepted"
+    finally:
+        host.stop()
+    with Store(db) as store:
+        assert len(store.versions()) == 20
