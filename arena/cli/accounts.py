@@ -19,7 +19,7 @@ from arena.cli._app import app, fail, user_errors
 from arena.cli.tournament import DbOption
 from arena.host.ledger import Ledger
 from arena.text import counted, printable
-from arena.tournament.store import APPLICATION_ID, DEFAULT_DB, _timeout_from_environment
+from arena.tournament.store import APPLICATION_ID, DEFAULT_DB, Store, _timeout_from_environment
 
 __all__ = ["accounts_app"]
 
@@ -96,6 +96,21 @@ def enable(name: Name, db: DbOption = DEFAULT_DB) -> None:
     with Ledger(db) as ledger:
         ledger.enable_account(name, actor=ACTOR)
     typer.echo(f"enabled {name!r}: its token works")
+
+
+@accounts_app.command("disable-bot")
+@user_errors
+def disable_bot(
+    bot: Annotated[str, typer.Argument(help="The registered bot's name.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Disable a hosted bot: every version is withdrawn (no longer scheduled; its results
+    stay) and its owner can submit no new version of it."""
+    with Ledger(db) as ledger, Store(db) as store:
+        ledger.disable_bot(bot, actor=ACTOR)
+        gone = store.withdraw(bot)
+    typer.echo(f"disabled {bot!r}: withdrew {', '.join(v.short for v in gone) or 'no active version'}; its "
+               "owner can enter no new version")
 
 
 @accounts_app.command("token")

@@ -344,8 +344,19 @@ def withdraw(
     bot: Annotated[str, typer.Argument(help="The registered bot's name.")],
     version: Annotated[str | None, typer.Option(help="Only the version whose hash starts with this.")] = None,
     db: DbOption = DEFAULT_DB,
+    to: Annotated[str | None, typer.Option(
+        "--to", help="Withdraw your bot from the arena host at this address (every version; the token as for "
+                     "`arena submit --to`).")] = None,
 ) -> None:
     """Take a bot (or one version) out: it is no longer scheduled; its results stay."""
+    if to is not None:
+        from arena.host.client import withdraw_remote
+
+        if version is not None:
+            raise fail("--version does not go with --to: a host withdraws every version of the bot")
+        remote = withdraw_remote(bot, to)
+        typer.echo(f"withdrew {', '.join(remote) or 'no active version'} from {to}")
+        return
     with Store(db) as store:
         gone = store.withdraw(bot, version)
     if not gone:

@@ -39,6 +39,7 @@ from arena.host.config import HostConfig
 from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
 from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
 from arena.host.queue import Queue
+from arena.tournament.store import Store
 from arena.web import site
 from arena.web.app import STOP_SIGNALS, page_routes, secured
 from arena.web.render import META_POLICY
@@ -149,6 +150,25 @@ class _Door:
         if found is None:
             return _api_error(404, "no such submission of yours")
         return _json(_public(found))
+
+    async def api_withdraw(self, request: Request) -> Response:
+        account = await self.api_account(request)
+        if isinstance(account, Response):
+            return account
+        bot = request.path_params["bot"]
+
+        def withdraw(ledger: Ledger) -> list[str] | None:
+            if ledger.owner(bot) != account.name and not account.operator:
+                return None
+            with Store(self.config.db) as store:
+                gone = [v.short for v in store.withdraw(bot)]
+            ledger.record(account.name, "withdraw", bot, address=_address(request), detail=", ".join(gone))
+            return gone
+
+        gone = await self.call(withdraw)
+        if gone is None:
+            return _api_error(404, f"no bot {bot!r} of yours")
+        return _json({"bot": bot, "withdrawn": gone})
 
     async def _own_submission(self, account: Account, number: str) -> Submission | None:
         """Submission ``number`` if ``account`` may see it (its author or an operator)."""
@@ -367,6 +387,7 @@ def host_routes(door: _Door) -> list[BaseRoute]:
         Route("/api/submissions", door.api_submit, methods=["POST"]),
         Route("/api/submissions", door.api_submissions, methods=["GET"]),
         Route("/api/submissions/{number}", door.api_submission),
+        Route("/api/bots/{bot}/withdraw", door.api_withdraw, methods=["POST"]),
         Route("/login", door.login_form, methods=["GET"]),
         Route("/login", door.login, methods=["POST"]),
         Route("/logout", door.logout, methods=["POST"]),

@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 
 from arena.errors import ArenaError
 from arena.host.archive import pack
 
-__all__ = ["ClientError", "TOKEN_ENV", "Outcome", "token_file", "read_token", "submit_remote"]
+__all__ = ["ClientError", "TOKEN_ENV", "Outcome", "read_token", "submit_remote", "token_file", "withdraw_remote"]
 
 TOKEN_ENV: Final = "ARENA_TOKEN"
 POLL_S: Final = 1.0
@@ -91,6 +91,19 @@ def _error(response: httpx.Response) -> ClientError:
     except ValueError:
         message = ""
     return ClientError(f"the host refused ({response.status_code}): {message or response.reason_phrase}")
+
+
+def withdraw_remote(bot: str, to: str, *, token: str | None = None, timeout_s: float = 60.0) -> list[str]:
+    """Withdraw every version of ``bot`` (yours) from the host at ``to``; the versions withdrawn."""
+    base = _base(to)
+    try:
+        with httpx.Client(timeout=timeout_s, headers={"authorization": f"Bearer {token or read_token()}"}) as client:
+            response = client.post(f"{base}/api/bots/{quote(bot, safe='')}/withdraw")
+    except httpx.HTTPError as error:
+        raise ClientError(f"cannot reach {base}: {error}") from None
+    if response.status_code != 200:
+        raise _error(response)
+    return [str(v) for v in response.json()["withdrawn"]]
 
 
 def submit_remote(folder: Path, to: str, *, tournament: str | None = None, token: str | None = None,

@@ -243,3 +243,44 @@ def test_twenty_authors_submitting_at_once_are_each_acknowledged_once_and_valida
         host.stop()
     with Store(db) as store:
         assert len(store.versions()) == 20
+
+
+def test_only_the_owner_or_an_operator_withdraws_a_bot_and_a_disabled_bot_takes_no_new_version(
+        host: Host, tmp_path: Path) -> None:
+    alice, bob = account(host.db, "alice"), account(host.db, "bob")
+    assert remote_submit(bot_folder(tmp_path / "a", "alices"), host.url, alice).returncode == 0
+    with host.client(bob) as client:
+        assert client.post("/api/bots/alices/withdraw").status_code == 404
+    with Store(host.db) as store:
+        assert [v.withdrawn for v in store.versions("alices", withdrawn=True)] == [None]
+    env = {**os.environ, "ARENA_TOKEN": alice}
+    done = subprocess.run(arena_command("withdraw", "alices", "--to", host.url), capture_output=True, text=True,
+                          cwd=REPO, env=env, timeout=120)
+    assert done.returncode == 0 and "withdrew alices:" in done.stdout, done.stderr
+    with Store(host.db) as store:
+        assert store.versions("alices") == [] and len(store.versions("alices", withdrawn=True)) == 1
+    disabled = subprocess.run(arena_command("accounts", "disable-bot", "alices", "--db", host.db),
+                              capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert disabled.returncode == 0, disabled.stderr
+    again = remote_submit(bot_folder(tmp_path / "b", "alices", "2.0.0"), host.url, alice)
+    assert again.returncode == 2 and "disabled by the operator" in again.stderr, again.stderr
+
+
+def test_an_address_that_keeps_guessing_is_refused_even_with_a_good_token(host: Host) -> None:
+    """Twenty wrong tokens from one address: after them the address is not heard at all, so
+    guessing at speed from one place gets nowhere (each account also locks itself)."""
+    token = account(host.db, "alice")
+    with host.client() as client:
+        answers = [client.get("/api/me", headers={"authorization": f"Bearer a31_{i:016x}_{'x' * 43}"}).status_code
+                   for i in range(20)]
+        assert answers == [401] * 20
+        assert client.get("/api/me", headers={"authorization": f"Bearer {token}"}).status_code == 429
+
+
+def test_a_disabled_account_is_refused_at_once(host: Host) -> None:
+    token = account(host.db, "alice")
+    with host.client(token) as client:
+        assert client.get("/api/me").json()["account"] == "alice"
+        with Ledger(host.db) as ledger:
+            ledger.disable_account("alice", actor="test")
+        assert client.get("/api/me").status_code == 401
