@@ -36,6 +36,8 @@ def host(
                                              "4,096 files, as `arena submit` allows).", min=1)] = 8192,
     upload_seconds: Annotated[float, typer.Option(help="The longest an upload may take to arrive: a client that "
                                                   "trickles its body is cut off.", min=0.1)] = 120.0,
+    validate_seconds: Annotated[float, typer.Option(help="The longest one validation may take (build and smoke "
+                                                    "matches): past it the submission is refused.", min=0.1)] = 900.0,
     tls: Annotated[bool, typer.Option("--tls", help="The host is behind a TLS reverse proxy: session cookies are "
                                       "marked Secure.")] = False,
     work: Annotated[Path | None, typer.Option(help="Where uploads are unpacked and validated (default: host-work "
@@ -68,6 +70,7 @@ def host(
     config = HostConfig(db=db.resolve(), work=(work or work_folder(db)).resolve(), tournaments=open_here,
                         signup=signup, per_account_day=per_account_day, per_address_day=per_address_day,
                         archive=ArchiveLimits(archive_bytes=archive_kib * 1024), body_seconds=upload_seconds,
+                        validate_seconds=validate_seconds,
                         secure_cookies=tls)
     with Ledger(config.db):  # a foreign or newer database is reported now
         pass

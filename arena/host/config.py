@@ -45,6 +45,9 @@ class HostConfig:
     body_seconds: float = 120.0
     """The longest an upload may take to arrive: a client that trickles its body is cut off
     (a slow-loris upload would otherwise hold a connection and its buffer forever)."""
+    validate_seconds: float = 900.0
+    """The longest one validation may take: past it the validator is killed and the
+    submission refused, so one bot cannot hold the queue."""
     smoke: int = 2
     """Smoke matches against ``random`` per claimed variant, as ``arena submit`` plays."""
     secure_cookies: bool = False

@@ -50,12 +50,25 @@ class Queue:
                     await self._wake.wait()
                 self._wake = trio.Event()
                 continue
-            await trio.run_process(command(self.config, claimed), check=False, stdin=b"",
-                                   stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
+            with trio.move_on_after(self.config.validate_seconds) as scope:
+                await trio.run_process(command(self.config, claimed), check=False, stdin=b"",
+                                       stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
+            if scope.cancelled_caught:  # run_process killed the validator and what it started
+                await trio.to_thread.run_sync(self._too_long, claimed)
 
     def _requeue(self) -> None:
         with Ledger(self.config.db) as ledger:
             ledger.requeue_interrupted()
+
+    def _too_long(self, submission: int) -> None:
+        with Ledger(self.config.db) as ledger:
+            current = ledger.submission(submission)
+            if current is None or current.status not in ("building", "testing"):
+                return  # it ended as the time ran out
+            reason = (f"validation took longer than {self.config.validate_seconds:g} s (the build and the smoke "
+                      "matches of every variant claimed): make the build quicker or claim fewer variants")
+            ledger.append_log(submission, f"refused: {reason}")
+            ledger.set_status(submission, "refused", reason=reason)
 
     def _claim(self) -> int | None:
         with Ledger(self.config.db) as ledger:

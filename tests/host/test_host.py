@@ -284,3 +284,21 @@ def test_a_disabled_account_is_refused_at_once(host: Host) -> None:
         with Ledger(host.db) as ledger:
             ledger.disable_account("alice", actor="test")
         assert client.get("/api/me").status_code == 401
+
+
+def test_a_validation_past_its_time_is_killed_and_refused_and_the_queue_goes_on(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    host = start_host(db, "--validate-seconds", "0.2")  # far less than any sandboxed smoke match takes
+    try:
+        token = account(db, "alice")
+        with host.client(token) as client:
+            numbers = [client.post("/api/submissions", content=pack(bot_folder(tmp_path, f"slow-{i}"))).json()["id"]
+                       for i in range(2)]
+            states = [wait_final(client, n) for n in numbers]
+    finally:
+        host.stop()
+    assert [s["status"] for s in states] == ["refused", "refused"]
+    assert all("validation took longer than 0.2 s" in str(s["reason"]) for s in states)
+    with Store(db) as store:
+        assert store.versions() == []
