@@ -15,10 +15,12 @@ from starlette.datastructures import FormData
 from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
 from starlette.requests import Request
 
+from arena.errors import ArenaError
+
 __all__ = ["BodyError", "read_body", "read_form"]
 
 
-class BodyError(Exception):
+class BodyError(ArenaError, ValueError):
     """A request body past a limit: ``status`` (413, 408 or 400) and a message."""
 
     def __init__(self, status: int, message: str) -> None:

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,12 +43,23 @@ class Host:
         """Stop it (as Ctrl+C by default); its stderr."""
         self.process.send_signal(how)
         try:
-            _, err = self.process.communicate(timeout=30)
+            self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            _, err = self.process.communicate()
-            raise AssertionError(f"arena host did not stop on {how.name}:\n{err[-4000:]}") from None
-        return err
+            self.process.wait()
+            raise AssertionError(f"arena host did not stop on {how.name}:\n{self.stderr()[-4000:]}") from None
+        return self.stderr()
+
+    def stderr(self) -> str:
+        """What the host (and its validators) wrote on stderr so far."""
+        return "".join(self.lines)
+
+
+def _drain(process: subprocess.Popen[str], lines: list[str]) -> None:
+    """Read the host's stderr as it comes: a full pipe would block its validators."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        lines.append(line)
 
 
 def start_host(db: Path, *args: object, port: int = 0) -> Host:
@@ -61,7 +73,9 @@ def start_host(db: Path, *args: object, port: int = 0) -> Host:
     if found is None:
         process.kill()
         raise AssertionError(f"arena host did not start: {line}{process.communicate(timeout=10)[1]}")
-    return Host(found.group().rstrip("/"), process, db, tuple(map(str, args)))
+    host = Host(found.group().rstrip("/"), process, db, tuple(map(str, args)))
+    threading.Thread(target=_drain, args=(process, host.lines), daemon=True).start()
+    return host
 
 
 def account(db: Path, name: str, operator: bool = False) -> str:

@@ -198,7 +198,7 @@ def test_kill_9_during_validation_loses_nothing_and_the_restart_finishes_the_que
                 break
             time.sleep(0.05)
     host.process.send_signal(signal.SIGKILL)
-    host.process.communicate()
+    host.process.wait()
     again = start_host(db)
     try:
         with again.client(token) as client:

@@ -285,7 +285,7 @@ def test_ratings_cached_by_an_older_arena_are_dropped_and_recomputed(db: Path) -
         raw.execute("ALTER TABLE matches DROP COLUMN deal")
         raw.execute("ALTER TABLE rated DROP COLUMN beta")
         raw.execute("ALTER TABLE rated DROP COLUMN draw")
-        for table in ("audit", "submissions", "owners", "sessions", "accounts"):
+        for table in ("audit", "uploads", "submissions", "owners", "sessions", "accounts"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("PRAGMA user_version = 1")
     with Store(db) as store:

@@ -53,11 +53,16 @@ def test_a_second_run_through_another_path_to_the_database_is_refused(home: Path
 
 
 def damage(db: Path) -> None:
-    """Overwrite pages in the middle of the database file with garbage."""
-    size = db.stat().st_size
+    """Overwrite with garbage a page of the matches and one of the seats (where every
+    command that reads results must pass), wherever the schema put them."""
+    with sqlite3.connect(db) as raw:
+        size = raw.execute("PRAGMA page_size").fetchone()[0]
+        pages = [raw.execute("SELECT MAX(pageno) FROM dbstat WHERE name = ?", (table,)).fetchone()[0]
+                 for table in ("matches", "seats")]
     with open(db, "r+b") as file:
-        file.seek(size // 2 - (size // 2) % 4096)
-        file.write(b"\xde\xad\xbe\xef" * 2048)
+        for page in pages:
+            file.seek((page - 1) * size)
+            file.write(b"\xde\xad\xbe\xef" * (size // 4))
 
 
 def test_a_damaged_database_is_reported_in_one_sentence_by_every_command(home: Path) -> None:
