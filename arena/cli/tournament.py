@@ -365,6 +365,39 @@ def withdraw(
     typer.echo(f"withdrew {', '.join(v.short for v in gone)}")
 
 
+@app.command("ladder")
+@user_errors
+def ladder(
+    tournament: Annotated[str, typer.Argument(help="A tournament file with `mode = \"ladder\"` (or a bundled one's "
+                                              "name).")],
+    matches: Annotated[int, typer.Option(help="Matches to play now (0: until Ctrl+C).", min=0)] = 0,
+    db: DbOption = DEFAULT_DB,
+    wait: Annotated[bool, typer.Option("--wait/--no-wait", help="While too few bots (of enough authors) can fill a "
+                                       "table, wait for more to be submitted instead of stopping.")] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Play a ladder: rated matches without end among the ladder's bots, each new version
+    joining as it is registered.
+
+    Each table is seeded by the most uncertain, longest-waiting version and filled with
+    the opponents nearest in rating, never two bots of one author; it plays one deal in
+    every seat rotation.  A version replaced by a newer one of its bot stops playing.
+    Stop with Ctrl+C (or kill it: only the matches being played are lost) and run again
+    to go on; `arena table -t NAME` shows the ranking.  docs/HOSTING.md describes it.
+    """
+    from arena.tournament.ladder import run_ladder
+
+    spec = load_spec(tournament)
+    view = ProgressView(f"ladder {spec.name}", quiet=quiet)
+    begun = time.perf_counter()
+    with Store(db) as store, view.closing(lambda: f"{store.count(spec.name)} ladder matches are kept in {db}.",
+                                          f"finished ladder matches are kept in {db}"):
+        summary = run_ladder(spec, store, view, matches=matches, wait=wait)
+    typer.echo(_summary_line(summary, time.perf_counter() - begun))
+    typer.echo("")
+    print_table(db, spec.name)
+
+
 @app.command("league")
 @user_errors
 def league(

@@ -586,6 +586,9 @@ def run_tournament(
 ) -> RunSummary:
     """Run (or resume) ``spec``: play every scheduled match not yet stored, then rate.
     Deals come from the tournament's secret key (``key`` at its first run, if given)."""
+    if spec.mode == "ladder":
+        raise RunError(f"{spec.locate('mode')}: {spec.name!r} is a ladder, played without end: `arena ladder "
+                       f"{spec.source or spec.name}` plays it")
     with lock(store, spec.name):
         playing = entrants(spec, store, observer.notice)
         versions, challenger = playing.versions, playing.challenger

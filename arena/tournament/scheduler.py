@@ -35,7 +35,7 @@ from arena.tournament.jobs import MatchSpec
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import VersionRow
 
-__all__ = ["MatchSpec", "Table", "authors_apart", "plays", "rotation_matches", "schedule"]
+__all__ = ["MatchSpec", "Table", "authors_apart", "camp", "plays", "rotation_matches", "schedule"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def _author(version: VersionRow) -> str:
     return str(version.manifest.get("author", "")).strip()
 
 
-def _camp(version: VersionRow) -> tuple[str, str]:
+def camp(version: VersionRow) -> tuple[str, str]:
     """Whose bot ``version`` is: its author with case folded, or, if it names none, the bot
     itself (an unauthored bot is its own author, all its versions one)."""
     author = _author(version)
@@ -93,25 +93,25 @@ def authors_apart(spec: TournamentSpec, entrants: Sequence[VersionRow]) -> bool:
     every entrant has the same author (then no table could be filled at all)."""
     if spec.authors_apart is not None:
         return spec.authors_apart
-    return len({_camp(v) for v in entrants}) > 1
+    return len({camp(v) for v in entrants}) > 1
 
 
 def _apart(group: Sequence[VersionRow]) -> bool:
-    return len({_camp(v) for v in group}) == len(group)
+    return len({camp(v) for v in group}) == len(group)
 
 
 def _authors(field: Sequence[VersionRow]) -> str:
     """``'Ann' (ann-1, ann-2), mine (no author)``: the field's authors and their bots."""
     camps: dict[tuple[str, str], list[VersionRow]] = {}
     for version in field:
-        camps.setdefault(_camp(version), []).append(version)
+        camps.setdefault(camp(version), []).append(version)
     return ", ".join(f"{_author(bots[0])!r} ({', '.join(dict.fromkeys(v.bot for v in bots))})" if camp[0] == "author"
                      else f"{bots[0].bot} (no author)" for camp, bots in camps.items())
 
 
 def _check_challenger(spec: TournamentSpec, everyone: Sequence[VersionRow], challenger: VersionRow) -> None:
     """SpecError if an entrant has the challenger's author: it could meet it at no table."""
-    twins = [v for v in everyone if v.id != challenger.id and _camp(v) == _camp(challenger)]
+    twins = [v for v in everyone if v.id != challenger.id and camp(v) == camp(challenger)]
     if twins:
         raise SpecError(f"{spec.locate('challenger')}: authors apart: no table may seat the challenger "
                         f"{challenger.bot} with {', '.join(v.bot for v in twins)}, by the same author: "
@@ -122,7 +122,7 @@ def _check_challenger(spec: TournamentSpec, everyone: Sequence[VersionRow], chal
 def _crowded(spec: TournamentSpec, index: int, size: int, field: Sequence[VersionRow]) -> SpecError:
     """The error for a table size that no group of different authors fills."""
     name = spec.variants[index].variant.name
-    authors = len({_camp(v) for v in field})
+    authors = len({camp(v) for v in field})
     return SpecError(f"{spec.locate('variant', index, 'tables')}: authors apart: a table of {name} for {size} "
                      f"needs {size} bots of different authors: the {len(field)} entrants that play it are by "
                      f"{counted(authors, 'author')}: {_authors(field)}. Add bots by other authors, drop the table "

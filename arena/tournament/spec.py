@@ -76,7 +76,7 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     description: str = ""
     entrants: list[str] = msgspec.field(default_factory=list)
     open: bool = False
-    mode: Literal["round-robin", "gauntlet"] = "round-robin"
+    mode: Literal["round-robin", "gauntlet", "ladder"] = "round-robin"
     challenger: str | None = None
     authors_apart: bool | msgspec.UnsetType = msgspec.UNSET  # not None: an error would offer `null`, which TOML lacks
     deals: Positive = 2
