@@ -27,6 +27,10 @@ def host(
     tournament: Annotated[list[Path] | None, typer.Option(
         "--tournament", "-t", help="A tournament file authors may enter remotely (repeatable; the file must say "
                                    "`open = true`).")] = None,
+    ladder: Annotated[Path | None, typer.Option(
+        "--ladder", help="A ladder file (`mode = \"ladder\"`, `open = true`) the host keeps playing, in a process of "
+                         "its own, restarted if it stops: accepted bots enter it unless they name another "
+                         "tournament.")] = None,
     signup: Annotated[bool, typer.Option("--signup/--no-signup", help="Let visitors create their own accounts "
                                          "at /signup (default: only `arena accounts add`).")] = False,
     per_account_day: Annotated[int, typer.Option(help="Submissions an account may make in 24 hours.", min=1)] = 5,
@@ -67,10 +71,15 @@ def host(
         if not spec.open:
             raise fail(f"{file}: the tournament {spec.name!r} does not take submissions: add `open = true` to it")
         open_here[spec.name] = file.resolve()
+    if ladder is not None:
+        spec = load_spec(ladder)
+        if spec.mode != "ladder" or not spec.open:
+            raise fail(f"--ladder {ladder}: the file must say `mode = \"ladder\"` and `open = true`")
+        open_here[spec.name] = ladder.resolve()
     config = HostConfig(db=db.resolve(), work=(work or work_folder(db)).resolve(), tournaments=open_here,
                         signup=signup, per_account_day=per_account_day, per_address_day=per_address_day,
                         archive=ArchiveLimits(archive_bytes=archive_kib * 1024), body_seconds=upload_seconds,
-                        validate_seconds=validate_seconds,
+                        validate_seconds=validate_seconds, ladder=None if ladder is None else ladder.resolve(),
                         secure_cookies=tls)
     with Ledger(config.db):  # a foreign or newer database is reported now
         pass

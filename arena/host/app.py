@@ -37,6 +37,7 @@ from starlette.types import ASGIApp
 from arena.host.bodies import BodyError, read_body, read_form
 from arena.host.config import HostConfig
 from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
+from arena.host.keeper import keep_ladder
 from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
 from arena.host.queue import Queue
 from arena.tournament.store import Store
@@ -422,6 +423,8 @@ def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str
         async with trio.open_nursery() as nursery:
             with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
                 await nursery.start(queue.run)
+                if config.ladder is not None:
+                    await nursery.start(keep_ladder, config.ladder, config.db)
                 app = cast(ASGIFramework, create_host_app(config, host, allowed, queue))
                 binds = await nursery.start(partial(hypercorn_serve, app, server, mode="asgi"))
                 for bound in binds:

@@ -31,6 +31,9 @@ class HostConfig:
     """Where uploads are unpacked and validated (one folder per submission, removed after)."""
     tournaments: dict[str, Path] = field(default_factory=dict)
     """Tournaments an author may enter remotely, by name (each file says ``open = true``)."""
+    ladder: Path | None = None
+    """A ladder file (``mode = "ladder"``) the host keeps playing; accepted bots are entered
+    in it unless their submission names another tournament."""
     signup: bool = False
     """Whether visitors may create their own accounts (else only ``arena accounts add``)."""
     per_account_day: int = 5

@@ -14,11 +14,9 @@ cannot go on validating a submission that the restarted host queues again.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
-import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -26,6 +24,7 @@ from pathlib import Path
 from arena.botspec import ManifestError, folded, load_manifest
 from arena.errors import ArenaError
 from arena.host.archive import ArchiveError, ArchiveLimits, unpack
+from arena.host.children import die_with_parent
 from arena.host.config import HostConfig
 from arena.host.ledger import Ledger, Submission
 from arena.tournament.store import Store
@@ -33,12 +32,10 @@ from arena.tournament.submit import submit
 
 __all__ = ["command", "validate"]
 
-_PR_SET_PDEATHSIG = 1
-
-
 def command(config: HostConfig, submission: int) -> list[str]:
     """The command line that validates ``submission`` under ``config``."""
     settings = {"db": str(config.db), "work": str(config.work), "smoke": config.smoke,
+                "ladder": None if config.ladder is None else str(config.ladder),
                 "tournaments": {name: str(path) for name, path in config.tournaments.items()},
                 "archive": asdict(config.archive)}
     return [sys.executable, "-m", "arena.host.validate", json.dumps(settings), str(submission),
@@ -82,7 +79,7 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
         return f"no tournament {submission.tournament!r} takes entries here"
     ledger.set_status(submission.id, "testing", bot=name)
     log(submission.id, f"unpacked {name} {manifest.version}; validating as `arena submit` does")
-    file = config.tournaments.get(submission.tournament or "")
+    file = config.tournaments.get(submission.tournament or "") or config.ladder  # no tournament named: the ladder
     try:
         done = submit(store, manifest.folder or bot, tournament=str(file) if file else None, matches=config.smoke,
                       progress=lambda step: log(submission.id, step), author=submission.account)
@@ -111,14 +108,6 @@ def _top(folder: Path) -> Path:
     return folder
 
 
-def _die_with_parent(parent: int) -> None:
-    """Be killed when the host dies (even by kill -9): its restart queues this submission again."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the host died before the request took hold
-        os._exit(1)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Validate one submission: ``SETTINGS_JSON SUBMISSION_ID``."""
     parser = argparse.ArgumentParser(prog="python -m arena.host.validate")
@@ -126,9 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submission", type=int)
     parser.add_argument("--parent", type=int, required=True, help="the host's pid: this process dies with it")
     args = parser.parse_args(argv)
-    _die_with_parent(args.parent)
+    die_with_parent(args.parent)
     raw = json.loads(args.settings)
     config = HostConfig(db=Path(raw["db"]), work=Path(raw["work"]), smoke=int(raw["smoke"]),
+                        ladder=None if raw["ladder"] is None else Path(raw["ladder"]),
                         tournaments={k: Path(v) for k, v in raw["tournaments"].items()},
                         archive=ArchiveLimits(**raw["archive"]))
     with Ledger(config.db) as ledger, Store(config.db) as store:

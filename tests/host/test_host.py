@@ -21,7 +21,7 @@ from hosttools import REPO, Host, account, arena_command, bot_folder, start_host
 
 from arena.host.archive import pack
 from arena.host.ledger import Ledger
-from arena.tournament.store import Store
+from arena.tournament.store import SeatRecord, Store
 
 
 @pytest.fixture
@@ -302,3 +302,53 @@ def test_a_validation_past_its_time_is_killed_and_refused_and_the_queue_goes_on(
     assert all("validation took longer than 0.2 s" in str(s["reason"]) for s in states)
     with Store(db) as store:
         assert store.versions() == []
+
+
+def test_the_hosts_ladder_plays_the_bots_authors_enter_and_dies_with_the_host(tmp_path: Path) -> None:
+    """Two authors enter a bot each; the host's ladder, waiting for bots until then, plays
+    them against each other; killed with kill -9, the host leaves no ladder running."""
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    ladder = tmp_path / "ladder.toml"
+    ladder.write_text('name = "ladder"\nmode = "ladder"\nopen = true\n[time]\nmove_ms = 5000\nstartup_ms = 20000\n'
+                      '[[variant]]\nname = "scat"\ntables = [2]\noptions = { lives = 1 }\n', encoding="utf-8")
+    host = start_host(db, "--ladder", ladder)
+    try:
+        for author in ("alice", "bob"):
+            done = remote_submit(bot_folder(tmp_path / author, f"{author}-bot"), host.url, account(db, author))
+            assert done.returncode == 0 and "entered in ladder" in done.stderr, done.stderr
+        for _ in range(2400):
+            with Store(db) as store:
+                played = list(store.matches("ladder"))
+            if len(played) >= 2:
+                break
+            time.sleep(0.1)
+        assert {frozenset(store_bots(db, m.seats)) for m in played} == {frozenset({"alice-bot", "bob-bot"})}
+        keeper = _keeper_pids(db)
+        assert keeper, "the ladder runs in a process of its own"
+    finally:
+        host.process.send_signal(signal.SIGKILL)
+        host.process.wait()
+    for _ in range(600):
+        if not _keeper_pids(db):
+            break
+        time.sleep(0.05)
+    assert not _keeper_pids(db), "the ladder died with the host"
+
+
+def store_bots(db: Path, seats: tuple[SeatRecord, ...]) -> list[str]:
+    with Store(db) as store:
+        return [store.version(s.version).bot for s in seats]
+
+
+def _keeper_pids(db: Path) -> list[int]:
+    """The processes playing the ladder over ``db``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"arena.host.keeper" in command and str(db).encode() in command:
+            found.append(int(entry.name))
+    return found
