@@ -14,7 +14,9 @@ replaced by a newer one of its bot stops playing (its matches stay):
   quality (nearby ratings), never two bots of one author where the authors are kept
   apart (the host's accounts are the authors of their bots);
 * **what is played**: one deal in every seat rotation, as the league plays it, dealt
-  from the ladder's secret key; the variants and table sizes of the file take turns.
+  from the ladder's secret key; the variants and table sizes of the file take turns;
+* **who sits out**: a version that faulted in too many of its last matches (``[pause]``:
+  5 of 20 by default) is paused until its bot has a new version (:func:`paused`).
 
 Every match is stored in one transaction as it ends and the ladder's state is the store
 (ratings, last matches, the next sequence number): killed at any moment, it resumes with
@@ -46,7 +48,7 @@ from arena.tournament.scheduler import Table, authors_apart, camp, plays, rotati
 from arena.tournament.spec import TournamentSpec, VariantPlan
 from arena.tournament.store import MatchRecord, Store, VersionRow
 
-__all__ = ["WAIT_WEIGHT", "choose_table", "run_ladder"]
+__all__ = ["WAIT_WEIGHT", "choose_table", "paused", "run_ladder"]
 
 WAIT_WEIGHT: Final = 25.0 / 3
 """Seed priority a version gains as the ladder's matches pass it by: having waited while
@@ -80,10 +82,20 @@ def choose_table(pool: Sequence[VersionRow], current: dict[int, Rating], waited:
 
 
 def _field(spec: TournamentSpec, store: Store, names: Sequence[str]) -> list[VersionRow]:
-    """The latest active version of each bot on the ladder: the file's entrants and those
-    entered since (``arena submit --tournament``, the host)."""
+    """The latest active version of each bot on the ladder (the file's entrants and those
+    entered since: ``arena submit --tournament``, the host), but those paused."""
     bots = dict.fromkeys([*names, *(store.entries(spec.name) if spec.open else [])])
-    return [v for v in (store.latest(bot) for bot in bots) if v is not None]
+    return [v for v in (store.latest(bot) for bot in bots) if v is not None and paused(spec, store, v) is None]
+
+
+def paused(spec: TournamentSpec, store: Store, version: VersionRow) -> str | None:
+    """Why the ladder no longer seats ``version`` (it keeps faulting), or None.  A new
+    version of its bot plays again: it is a new version, with no faults yet."""
+    faulted, of = store.recent_faults(spec.name, version.id, spec.pause.of)
+    if faulted < spec.pause.faulted:
+        return None
+    return (f"paused on the ladder {spec.name!r}: it faulted in {faulted} of its last {of} matches (the limit is "
+            f"{spec.pause.faulted} of {spec.pause.of}); submit a new version to play again")
 
 
 def run_ladder(spec: TournamentSpec, store: Store, observer: Observer, *, matches: int = 0,

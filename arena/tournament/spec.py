@@ -59,6 +59,11 @@ class _Faults(msgspec.Struct, forbid_unknown_fields=True):
     strikes: Positive = 3
 
 
+class _Pause(msgspec.Struct, forbid_unknown_fields=True):
+    faulted: Positive = 5
+    of: Positive = 20
+
+
 class _Settle(msgspec.Struct, forbid_unknown_fields=True):
     confidence: Annotated[float, msgspec.Meta(gt=0.5, lt=1)] = 0.95
     max_matches: Positive = 5000
@@ -89,6 +94,16 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     faults: _Faults = msgspec.field(default_factory=_Faults)
     limits: _Limits = msgspec.field(default_factory=_Limits)
     settle: _Settle | None = None
+    pause: _Pause = msgspec.field(default_factory=_Pause)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A ladder pauses a version that faulted in ``faulted`` of its last ``of`` matches
+    (it plays again once replaced by a new version of its bot)."""
+
+    faulted: int = 5
+    of: int = 20
 
 
 @dataclass(frozen=True)
@@ -144,6 +159,8 @@ class TournamentSpec:
     """Each bot's resources (its scratch space's size and files)."""
     settle: Settle | None = None
     """Play on until the order is settled (``[settle]``), growing ``deals`` a step at a time."""
+    pause: Pause = Pause()
+    """When a ladder pauses a faulting version (``[pause]``)."""
     description: str = ""
     source: Path | None = None
     """The file it came from (relative bot folders are resolved against its folder)."""
@@ -166,6 +183,7 @@ class TournamentSpec:
             "require": list(self.require), "source": str(self.source) if self.source else None,
             "settle": None if self.settle is None else {"confidence": self.settle.confidence,
                                                          "max_matches": self.settle.max_matches},
+            "pause": {"faulted": self.pause.faulted, "of": self.pause.of},
         }
 
 
@@ -260,6 +278,7 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         policy=FaultPolicy(PolicyMode(raw.faults.policy), raw.faults.strikes), description=raw.description,
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
         settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
+        pause=Pause(raw.pause.faulted, raw.pause.of),
         source=source, text=text,
     )
 

@@ -540,6 +540,14 @@ class Store:
             )
         return cursor.rowcount == 1
 
+    def recent_faults(self, tournament: str, version: int, last: int) -> tuple[int, int]:
+        """Of ``version``'s last ``last`` matches in ``tournament``: how many it faulted in,
+        and how many there were."""
+        rows = self._db.execute(
+            "SELECT s.faults FROM seats s JOIN matches m ON m.id = s.match WHERE m.tournament = ? AND s.version = ?"
+            " ORDER BY m.seq DESC LIMIT ?", (tournament, version, last)).fetchall()
+        return sum(1 for r in rows if r["faults"] > 0), len(rows)
+
     def entries(self, tournament: str) -> list[str]:
         """Bots entered in ``tournament`` with ``arena submit``, in entry order."""
         rows = self._db.execute("SELECT bot FROM entries WHERE tournament = ? ORDER BY created, bot", (tournament,))

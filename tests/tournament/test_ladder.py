@@ -99,3 +99,27 @@ def test_a_ladder_file_is_not_a_round_robin_and_says_which_command_plays_it(home
     path = ladder_file(home, [authored(home, "ann-1", "ann"), authored(home, "bob-1", "bob")])
     done = arena("run", path, "--db", home / "arena.db")
     assert done.returncode == 2 and "is a ladder" in done.stderr and "arena ladder" in done.stderr, done.stderr
+
+
+def test_a_version_that_keeps_faulting_is_paused_and_a_new_version_plays_again(home: Path) -> None:
+    bots = [authored(home, f"{who}-1", who) for who in ("ann", "bob")]
+    faulty = authored(home, "cy-1", "cy")
+    (faulty / "bot.py").write_text("from arena.sdk import hookimpl\n\n\n@hookimpl\ndef choose(legal: list[str]) -> str:\n"
+                                   "    return 'not a move'\n", encoding="utf-8")
+    db = home / "arena.db"
+    path = tournament_file(home, "ladder-test", [*bots, faulty], move_ms=5000,
+                           extra='mode = "ladder"\nopen = true\npause = { faulted = 2, of = 4 }')
+    done = arena("ladder", path, "--matches", "40", "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    order = sorted(seats(db).items(), key=lambda item: int(query(db, "SELECT seq FROM matches WHERE id = ?",
+                                                                  item[0])[0][0]))
+    with_faulty = [i for i, (_, table) in enumerate(order) if any(bot == "cy-1" for bot, _, _ in table)]
+    assert len(with_faulty) >= 2 and with_faulty[-1] < len(order) - 10, (with_faulty, len(order))
+    (faulty / "bot.py").write_text((BOTS_DIR / "random" / "bot.py").read_text(encoding="utf-8"), encoding="utf-8")
+    manifest = faulty / "bot.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('version = "1.0.0"', 'version = "2.0.0"'),
+                        encoding="utf-8")
+    assert arena("submit", faulty, "--db", db).returncode == 0
+    before = set(seats(db))
+    assert arena("ladder", path, "--matches", "12", "--db", db, "-q").returncode == 0
+    assert any(bot == "cy-1" for m, table in seats(db).items() if m not in before for bot, _, _ in table)
