@@ -34,15 +34,18 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
+from arena.host.authorpage import author_view
 from arena.host.bodies import BodyError, read_body, read_form
 from arena.host.config import HostConfig
 from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
 from arena.host.keeper import keep_ladder
 from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
 from arena.host.queue import Queue
+from arena.tournament.spec import load_spec
 from arena.tournament.store import Store
 from arena.web import site
 from arena.web.app import STOP_SIGNALS, page_routes, secured
+from arena.web.readonly import RatingsMemo
 from arena.web.render import META_POLICY
 
 __all__ = ["create_host_app", "serve_host"]
@@ -64,6 +67,8 @@ class _Door:
         self.guard = Guard(config.auth_failures, config.auth_window_s)
         self.queue = queue
         self._local = threading.local()
+        self.memo = RatingsMemo()
+        self.ladder = None if config.ladder is None else load_spec(config.ladder)
 
     def ledger(self) -> Ledger:
         """This thread's ledger connection."""
@@ -257,7 +262,8 @@ class _Door:
                     error: str | None = None) -> Response:
         bots, submissions = await self.call(
             lambda ledger: (ledger.bots_of(account.name), ledger.submissions(account.name, limit=50)))
-        return self.page(request, "account.html", account.name, status, account=account, csrf=csrf, bots=bots,
+        views = await run_in_threadpool(author_view, self.config.db, self.memo, bots, self.ladder)
+        return self.page(request, "account.html", account.name, status, account=account, csrf=csrf, bots=views,
                          submissions=submissions, tournaments=sorted(self.config.tournaments), error=error,
                          limit=self.config.archive.archive_bytes)
 

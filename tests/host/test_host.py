@@ -326,6 +326,12 @@ def test_the_hosts_ladder_plays_the_bots_authors_enter_and_dies_with_the_host(tm
         assert {frozenset(store_bots(db, m.seats)) for m in played} == {frozenset({"alice-bot", "bob-bot"})}
         keeper = _keeper_pids(db)
         assert keeper, "the ladder runs in a process of its own"
+        with Ledger(db) as ledger:
+            session, _ = ledger.open_session("alice")
+        with host.client() as browser:
+            browser.cookies.set("arena_session", session)
+            mine = browser.get("/my/").text
+        assert "playing on the ladder &#39;ladder&#39;" in mine and f"/m/{played[0].id}/" in mine, mine
     finally:
         host.process.send_signal(signal.SIGKILL)
         host.process.wait()
