@@ -65,12 +65,15 @@ def host(
     from arena.host.queue import work_folder
     from arena.tournament.spec import load_spec
 
-    open_here = {}
+    open_here: dict[str, Path] = {}
+    deadlines: dict[str, float] = {}
     for file in tournament or ():
         spec = load_spec(file)
         if not spec.open:
             raise fail(f"{file}: the tournament {spec.name!r} does not take submissions: add `open = true` to it")
         open_here[spec.name] = file.resolve()
+        if spec.deadline is not None:
+            deadlines[spec.name] = spec.deadline
     if ladder is not None:
         spec = load_spec(ladder)
         if spec.mode != "ladder" or not spec.open:
@@ -79,8 +82,8 @@ def host(
     config = HostConfig(db=db.resolve(), work=(work or work_folder(db)).resolve(), tournaments=open_here,
                         signup=signup, per_account_day=per_account_day, per_address_day=per_address_day,
                         archive=ArchiveLimits(archive_bytes=archive_kib * 1024), body_seconds=upload_seconds,
-                        validate_seconds=validate_seconds, ladder=None if ladder is None else ladder.resolve(),
-                        secure_cookies=tls)
+                        validate_seconds=validate_seconds, deadlines=deadlines, secure_cookies=tls,
+                        ladder=None if ladder is None else ladder.resolve())
     with Ledger(config.db):  # a foreign or newer database is reported now
         pass
 

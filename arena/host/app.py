@@ -15,9 +15,11 @@ The pages' Host and Content-Security-Policy rules are ``arena serve``'s.
 
 from __future__ import annotations
 
+import datetime
 import hmac
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Final, cast
@@ -38,7 +40,7 @@ from arena.host.authorpage import author_view
 from arena.host.bodies import BodyError, read_body, read_form
 from arena.host.config import HostConfig
 from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
-from arena.host.keeper import keep_ladder
+from arena.host.keeper import keep_final, keep_ladder
 from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
 from arena.host.queue import Queue
 from arena.tournament.spec import load_spec
@@ -192,6 +194,10 @@ class _Door:
         if tournament is not None and tournament not in self.config.tournaments:
             open_here = ", ".join(sorted(self.config.tournaments)) or "none"
             return f"no tournament {tournament!r} takes entries here (open here: {open_here})"
+        deadline = self.config.deadlines.get(tournament or "")
+        if deadline is not None and time.time() > deadline:
+            closed = datetime.datetime.fromtimestamp(deadline, datetime.UTC).isoformat(timespec="seconds")
+            return f"entries to {tournament!r} closed at its deadline, {closed}"
 
         def enqueue(ledger: Ledger) -> Submission | str:
             try:
@@ -431,6 +437,8 @@ def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str
                 await nursery.start(queue.run)
                 if config.ladder is not None:
                     await nursery.start(keep_ladder, config.ladder, config.db)
+                for name, deadline in config.deadlines.items():
+                    await nursery.start(keep_final, config.tournaments[name], config.db, deadline)
                 app = cast(ASGIFramework, create_host_app(config, host, allowed, queue))
                 binds = await nursery.start(partial(hypercorn_serve, app, server, mode="asgi"))
                 for bound in binds:

@@ -31,6 +31,9 @@ class HostConfig:
     """Where uploads are unpacked and validated (one folder per submission, removed after)."""
     tournaments: dict[str, Path] = field(default_factory=dict)
     """Tournaments an author may enter remotely, by name (each file says ``open = true``)."""
+    deadlines: dict[str, float] = field(default_factory=dict)
+    """Competitions among ``tournaments``: entries close at the deadline (seconds since the
+    epoch), then the final is played (:mod:`arena.host.keeper`)."""
     ladder: Path | None = None
     """A ladder file (``mode = "ladder"``) the host keeps playing; accepted bots are entered
     in it unless their submission names another tournament."""

@@ -10,6 +10,7 @@ error names the file, the line and what is wrong::
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,7 @@ class _File(msgspec.Struct, forbid_unknown_fields=True):
     limits: _Limits = msgspec.field(default_factory=_Limits)
     settle: _Settle | None = None
     pause: _Pause = msgspec.field(default_factory=_Pause)
+    deadline: datetime.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,9 @@ class TournamentSpec:
     """Play on until the order is settled (``[settle]``), growing ``deals`` a step at a time."""
     pause: Pause = Pause()
     """When a ladder pauses a faulting version (``[pause]``)."""
+    deadline: float | None = None
+    """A competition: ``arena host`` takes entries until this moment (seconds since the
+    epoch), then plays the tournament as its final and publishes the key that dealt it."""
     description: str = ""
     source: Path | None = None
     """The file it came from (relative bot folders are resolved against its folder)."""
@@ -183,7 +188,7 @@ class TournamentSpec:
             "require": list(self.require), "source": str(self.source) if self.source else None,
             "settle": None if self.settle is None else {"confidence": self.settle.confidence,
                                                          "max_matches": self.settle.max_matches},
-            "pause": {"faulted": self.pause.faulted, "of": self.pause.of},
+            "pause": {"faulted": self.pause.faulted, "of": self.pause.of}, "deadline": self.deadline,
         }
 
 
@@ -265,6 +270,11 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
             check_cluster(raw.cluster)
         except SpecError as error:
             raise fail(str(error), "cluster") from None
+    if raw.deadline is not None and raw.deadline.tzinfo is None:
+        raise fail("give the deadline with its time zone, e.g. 2026-12-24T18:00:00Z or 2026-12-24T19:00:00+01:00",
+                   "deadline")
+    if raw.deadline is not None and (raw.mode == "ladder" or not raw.open):
+        raise fail("a deadline is for a competition authors enter: `open = true`, not a ladder", "deadline")
     name = raw.name or (source.stem if source else "tournament")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
         raise fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
@@ -279,6 +289,7 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
         settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
         pause=Pause(raw.pause.faulted, raw.pause.of),
+        deadline=None if raw.deadline is None else raw.deadline.timestamp(),
         source=source, text=text,
     )
 

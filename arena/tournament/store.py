@@ -196,6 +196,10 @@ MIGRATIONS: Final = (
     );
     CREATE INDEX audit_by_action ON audit (action, address, at);
     """,
+    # 6: a competition's key is published once its final is played (anyone may deal it again)
+    """
+    ALTER TABLE deal_keys ADD COLUMN published REAL;
+    """,
 )
 
 
@@ -554,6 +558,18 @@ class Store:
         return [r["bot"] for r in rows]
 
     # -- deal keys --------------------------------------------------------------------
+
+    def publish_key(self, tournament: str) -> None:
+        """Mark ``tournament``'s key as public: its pages show it from now on."""
+        with self._transaction():
+            self._db.execute("UPDATE deal_keys SET published = ? WHERE tournament = ? AND published IS NULL",
+                             (time.time(), tournament))
+
+    def published_key(self, tournament: str) -> bytes | None:
+        """``tournament``'s key if it has been published (:meth:`publish_key`), else None."""
+        row = self._db.execute("SELECT key FROM deal_keys WHERE tournament = ? AND published IS NOT NULL",
+                               (tournament,)).fetchone()
+        return None if row is None else bytes(row["key"])
 
     def deal_key(self, tournament: str) -> bytes | None:
         """The secret key ``tournament`` deals from, None before its first run."""

@@ -100,6 +100,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
         "history": history, "faults": _faults(store, name, variant),
         "environment": environment(store, name, variant) if ranked else None,
         "spec": store.tournament_spec(name) or {},
+        "published_key": (key := store.published_key(name)) and key.hex(),
     }
 
 

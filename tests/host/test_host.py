@@ -3,6 +3,7 @@ the real ``arena submit --to`` and real HTTP clients (httpx)."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import os
 import re
@@ -358,3 +359,42 @@ def _keeper_pids(db: Path) -> list[int]:
         if b"arena.host.keeper" in command and str(db).encode() in command:
             found.append(int(entry.name))
     return found
+
+
+def test_a_competition_takes_entries_until_its_deadline_then_plays_its_final_and_publishes_its_key(
+        tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    deadline = time.time() + 25  # time to start the host and upload two entries (not to validate them)
+    stamp = datetime.datetime.fromtimestamp(deadline, datetime.timezone.utc).isoformat(timespec="seconds")
+    cup = tmp_path / "cup.toml"
+    cup.write_text(f'name = "cup"\nopen = true\ndeadline = {stamp}\ndeals = 2\n[time]\nmove_ms = 5000\n'
+                   'startup_ms = 20000\n[[variant]]\nname = "scat"\ntables = [2]\noptions = { lives = 1 }\n',
+                   encoding="utf-8")
+    host = start_host(db, "--tournament", cup)
+    try:
+        for author in ("alice", "bob"):
+            with host.client(account(db, author)) as client:
+                answer = client.post("/api/submissions", params={"tournament": "cup"},
+                                     content=pack(bot_folder(tmp_path / author, f"{author}-bot")))
+                assert answer.status_code == 202, answer.text
+        while time.time() <= deadline + 1:
+            time.sleep(0.2)
+        with host.client(account(db, "carol")) as late:
+            refused = late.post("/api/submissions", params={"tournament": "cup"},
+                                content=pack(bot_folder(tmp_path / "carol", "carol-bot")))
+            assert refused.status_code == 400 and "closed at its deadline" in refused.json()["error"]
+        for _ in range(3000):
+            with Store(db) as store:
+                key = store.published_key("cup")
+            if key is not None:
+                break
+            time.sleep(0.1)
+        assert key is not None, host.stderr()[-3000:]
+        with Store(db) as store:
+            played = list(store.matches("cup"))
+            assert len(played) == 4 and key == store.deal_key("cup")  # 2 deals x 2 rotations
+        with host.client() as visitor:
+            assert key.hex() in visitor.get("/t/cup/").text
+    finally:
+        host.stop()

@@ -281,7 +281,7 @@ def test_ratings_cached_by_an_older_arena_are_dropped_and_recomputed(db: Path) -
     with Store(db) as store:
         store.save_ratings(scope("summer"), {1: (50.0, 1.0, 12)}, store.count("summer"))
     with sqlite3.connect(db) as raw:  # back to schema 1: later migrations' tables and columns go
-        raw.execute("DROP TABLE deal_keys")
+        raw.execute("DROP TABLE deal_keys")  # (its published column came in 6)
         raw.execute("ALTER TABLE matches DROP COLUMN deal")
         raw.execute("ALTER TABLE rated DROP COLUMN beta")
         raw.execute("ALTER TABLE rated DROP COLUMN draw")
