@@ -366,7 +366,7 @@ def test_a_competition_takes_entries_until_its_deadline_then_plays_its_final_and
     db = tmp_path / "arena.db"
     Store(db).close()
     deadline = time.time() + 25  # time to start the host and upload two entries (not to validate them)
-    stamp = datetime.datetime.fromtimestamp(deadline, datetime.timezone.utc).isoformat(timespec="seconds")
+    stamp = datetime.datetime.fromtimestamp(deadline, datetime.UTC).isoformat(timespec="seconds")
     cup = tmp_path / "cup.toml"
     cup.write_text(f'name = "cup"\nopen = true\ndeadline = {stamp}\ndeals = 2\n[time]\nmove_ms = 5000\n'
                    'startup_ms = 20000\n[[variant]]\nname = "scat"\ntables = [2]\noptions = { lives = 1 }\n',

@@ -104,8 +104,8 @@ def test_a_ladder_file_is_not_a_round_robin_and_says_which_command_plays_it(home
 def test_a_version_that_keeps_faulting_is_paused_and_a_new_version_plays_again(home: Path) -> None:
     bots = [authored(home, f"{who}-1", who) for who in ("ann", "bob")]
     faulty = authored(home, "cy-1", "cy")
-    (faulty / "bot.py").write_text("from arena.sdk import hookimpl\n\n\n@hookimpl\ndef choose(legal: list[str]) -> str:\n"
-                                   "    return 'not a move'\n", encoding="utf-8")
+    (faulty / "bot.py").write_text("from arena.sdk import hookimpl\n\n\n@hookimpl\n"
+                                   "def choose(legal: list[str]) -> str:\n    return 'not a move'\n", encoding="utf-8")
     db = home / "arena.db"
     path = tournament_file(home, "ladder-test", [*bots, faulty], move_ms=5000,
                            extra='mode = "ladder"\nopen = true\npause = { faulted = 2, of = 4 }')
