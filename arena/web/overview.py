@@ -52,7 +52,7 @@ class Competition:
         """``running``, or what a stopped competition is."""
         if self.running:
             return "running"
-        if self.kind == "league":
+        if self.kind in ("league", "ladder"):
             return "stopped"
         if self.test is not None:
             return self.test.verdict
@@ -93,12 +93,14 @@ def competition(store: ReadOnlyStore, name: str) -> Competition:
 
 def _competition(store: ReadOnlyStore, name: str, stored: int, updated: float) -> Competition:
     spec = store.tournament_spec(name) or {}
-    kind = "league" if name == LEAGUE else "strength test" if "test" in spec else "tournament"
+    kind = "league" if name == LEAGUE else "ladder" if spec.get("mode") == "ladder" else \
+        "strength test" if "test" in spec else "tournament"
     return Competition(
         name=name, kind=kind, description=str(spec.get("description", "")), matches=stored,
-        scheduled=None if kind == "league" else scheduled(store, spec), running=store.held(name),
+        scheduled=None if kind in ("league", "ladder") else scheduled(store, spec), running=store.held(name),
         updated=when(updated), variants=_variants(store, name, spec), entrants=len(spec.get("versions", [])),
-        leaders=_leaders(store, name) if stored else [], test=_test(store, spec) if kind != "tournament" else None,
+        leaders=_leaders(store, name) if stored else [],
+        test=_test(store, spec) if kind == "strength test" else None,
     )
 
 
