@@ -267,7 +267,8 @@ class Resident:
                 listing.unlink(missing_ok=True)
         for entry in MOUNT.iterdir():
             unused = entry.name not in used and not entry.name.startswith(".") and entry.is_dir()
-            abandoned = entry.name.startswith(".building-") and not _alive(int(entry.name.split("-")[2]))
+            builder = entry.name.removeprefix(".building-").split("-", 1)[0]  # .building-PID-...
+            abandoned = entry.name.startswith(".building-") and (not builder.isdigit() or not _alive(int(builder)))
             if unused or abandoned:
                 shutil.rmtree(entry, ignore_errors=True)
 
