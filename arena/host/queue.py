@@ -10,6 +10,7 @@ time keeps the host's pages and API answering while it works.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Final
@@ -40,7 +41,9 @@ class Queue:
 
     async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Requeue what a previous host left half-validated, then validate forever."""
-        self.config.work.mkdir(parents=True, exist_ok=True)
+        self.config.work.mkdir(mode=0o711, parents=True, exist_ok=True)  # enterable by the bots' users, not listable
+        for left in self.config.work.glob("submission-*"):  # what validators killed with the host unpacked
+            shutil.rmtree(left, ignore_errors=True)
         await trio.to_thread.run_sync(self._requeue)
         task_status.started()
         while True:
@@ -53,20 +56,25 @@ class Queue:
             with trio.move_on_after(self.config.validate_seconds) as scope:
                 await trio.run_process(command(self.config, claimed), check=False, stdin=b"",
                                        stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
-            if scope.cancelled_caught:  # run_process killed the validator and what it started
-                await trio.to_thread.run_sync(self._too_long, claimed)
+            await trio.to_thread.run_sync(self._ended, claimed, scope.cancelled_caught)
 
     def _requeue(self) -> None:
         with Ledger(self.config.db) as ledger:
             ledger.requeue_interrupted()
 
-    def _too_long(self, submission: int) -> None:
+    def _ended(self, submission: int, too_long: bool) -> None:
+        """After a validator: remove what it unpacked (a killed one could not) and refuse a
+        submission it left undecided."""
+        for folder in self.config.work.glob(f"submission-{submission}-*"):
+            shutil.rmtree(folder, ignore_errors=True)
         with Ledger(self.config.db) as ledger:
             current = ledger.submission(submission)
             if current is None or current.status not in ("building", "testing"):
-                return  # it ended as the time ran out
+                return  # decided
             reason = (f"validation took longer than {self.config.validate_seconds:g} s (the build and the smoke "
-                      "matches of every variant claimed): make the build quicker or claim fewer variants")
+                      "matches of every variant claimed): make the build quicker or claim fewer variants"
+                      if too_long else "the validation stopped before its end (the operator can see why in the "
+                      "host's log); submit it again")
             ledger.append_log(submission, f"refused: {reason}")
             ledger.set_status(submission, "refused", reason=reason)
 

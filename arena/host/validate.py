@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -44,16 +45,16 @@ def command(config: HostConfig, submission: int) -> list[str]:
 
 def validate(ledger: Ledger, store: Store, submission: Submission, config: HostConfig) -> None:
     """Validate ``submission`` (claimed, status ``building``) to ``accepted`` or ``refused``."""
-    folder = config.work / f"submission-{submission.id}"
-    shutil.rmtree(folder, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"submission-{submission.id}-", dir=config.work))  # new, ours alone
     bot = folder / "bot"
-    bot.mkdir(parents=True, mode=0o755)
+    bot.mkdir(mode=0o755)
     folder.chmod(0o755)  # bots run as other users: without bubblewrap they must enter it
     try:
         reason = _refusal(ledger, store, submission, bot, config)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if reason is not None:
+        reason = reason.replace(str(bot), "your bot's folder")  # the host's paths are not the author's business
         ledger.append_log(submission.id, f"refused: {reason}")
         ledger.set_status(submission.id, "refused", reason=reason)
 
@@ -70,6 +71,8 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
     owner = ledger.owner(name)
     if owner is not None and owner != submission.account:
         return f"the name {name!r} belongs to another author's bot: choose a name of your own (`name` in bot.toml)"
+    if owner is None and store.versions(name, withdrawn=True):
+        return f"the name {name!r} belongs to a bot the operator registered on the host: choose a name of your own"
     others = [a.name for a in ledger.accounts() if a.name != submission.account and folded(a.name) == folded(name)]
     if owner is None and others:
         return f"the name {name!r} reads as the account {others[0]!r}: choose a name of your own"
@@ -82,7 +85,8 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
     file = config.tournaments.get(submission.tournament or "") or config.ladder  # no tournament named: the ladder
     try:
         done = submit(store, manifest.folder or bot, tournament=str(file) if file else None, matches=config.smoke,
-                      progress=lambda step: log(submission.id, step), author=submission.account)
+                      progress=lambda step: log(submission.id, step.replace(str(bot), "your bot's folder")),
+                      author=submission.account)
     except ArenaError as error:
         return str(error)
     if not ledger.claim(name, submission.account):
