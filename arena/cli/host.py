@@ -42,6 +42,11 @@ def host(
                                                   "trickles its body is cut off.", min=0.1)] = 120.0,
     validate_seconds: Annotated[float, typer.Option(help="The longest one validation may take (build and smoke "
                                                     "matches): past it the submission is refused.", min=0.1)] = 900.0,
+    behind_proxy: Annotated[bool, typer.Option(
+        "--behind-proxy", help="Trust the reverse proxy's X-Forwarded-For, -Proto and -Host headers (one hop), so "
+                               "that per-address limits count authors, not the proxy. Only when nothing but the "
+                               "proxy can reach the host (keep --host on loopback): anyone else could claim any "
+                               "address.")] = False,
     tls: Annotated[bool, typer.Option("--tls", help="The host is behind a TLS reverse proxy: session cookies are "
                                       "marked Secure.")] = False,
     work: Annotated[Path | None, typer.Option(help="Where uploads are unpacked and validated (default: host-work "
@@ -83,9 +88,16 @@ def host(
                         signup=signup, per_account_day=per_account_day, per_address_day=per_address_day,
                         archive=ArchiveLimits(archive_bytes=archive_kib * 1024), body_seconds=upload_seconds,
                         validate_seconds=validate_seconds, deadlines=deadlines, secure_cookies=tls,
+                        behind_proxy=behind_proxy,
                         ladder=None if ladder is None else ladder.resolve())
     with Ledger(config.db):  # a foreign or newer database is reported now
         pass
+    for path in (config.db, config.db.with_name(config.db.name + "-wal"), config.db.with_name(config.db.name + "-shm")):
+        if path.exists():
+            path.chmod(0o600)  # every upload, private log and address is in it
+    if config.work.exists() and config.work.stat().st_mode & 0o022:
+        raise fail(f"--work {config.work}: other users can write there (they could plant links where uploads are "
+                   "unpacked): give a folder only this user can write")
 
     def announce(url: str) -> None:
         typer.echo(f"hosting {db} at {url}  (Ctrl+C stops)")

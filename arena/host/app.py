@@ -47,12 +47,16 @@ from arena.tournament.spec import load_spec
 from arena.tournament.store import Store
 from arena.web import site
 from arena.web.app import STOP_SIGNALS, page_routes, secured
+from arena.web.hosts import is_loopback
 from arena.web.readonly import RatingsMemo
 from arena.web.render import META_POLICY
 
 __all__ = ["create_host_app", "serve_host"]
 
 FINAL: Final = ("accepted", "refused")
+SIGN_INS_PER_HOUR: Final = 20
+"""Browser sign-ins an account may make in an hour: each writes a session and an audit
+entry, and a remembered token makes them cheap to repeat."""
 NAME_CHARS: Final = "lower-case letters, digits, '-', '_' or '.', starting with a letter or digit (at most 32)"
 
 _ENV: Final = Environment(loader=ChoiceLoader([PackageLoader("arena.host", "templates"),
@@ -111,8 +115,13 @@ class _Door:
         html = _ENV.get_template(template).render(
             page={"title": title, "path": path}, url=site.Links(path or site.INDEX, False), site=site,
             relative=False, live=None, seen="", policy=META_POLICY, signup=self.config.signup,
-            origin=str(request.base_url), **context)
+            origin=self.origin(request), **context)
         return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+
+    def origin(self, request: Request) -> str:
+        """The address authors reach this host by (https behind a TLS proxy)."""
+        origin = str(request.base_url)
+        return "https://" + origin.removeprefix("http://") if self.config.secure_cookies else origin
 
     def cookie(self, response: Response, name: str, value: str, max_age: int) -> None:
         """Set a cookie scripts cannot read and other sites' requests do not carry."""
@@ -170,7 +179,8 @@ class _Door:
                 return None
             with Store(self.config.db) as store:
                 gone = [v.short for v in store.withdraw(bot)]
-            ledger.record(account.name, "withdraw", bot, address=_address(request), detail=", ".join(gone))
+            if gone:
+                ledger.record(account.name, "withdraw", bot, address=_address(request), detail=", ".join(gone))
             return gone
 
         gone = await self.call(withdraw)
@@ -180,7 +190,7 @@ class _Door:
 
     async def _own_submission(self, account: Account, number: str) -> Submission | None:
         """Submission ``number`` if ``account`` may see it (its author or an operator)."""
-        if not number.isdigit() or len(number) > 18:
+        if not (number.isascii() and number.isdigit()) or len(number) > 18:
             return None
         found = cast("Submission | None", await self.call(lambda ledger: ledger.submission(int(number))))
         if found is None or (found.account != account.name and not account.operator):
@@ -239,6 +249,9 @@ class _Door:
         if account is None:
             return self.page(request, "login.html", "Sign in", 401, nonce=nonce,
                              error="that token does not sign in (wrong, rotated, disabled or locked)")
+        if await self.call(lambda ledger: ledger.recent_sign_ins(account.name)) >= SIGN_INS_PER_HOUR:
+            return self.page(request, "login.html", "Sign in", 429, nonce=nonce,
+                             error=f"this account has signed in {SIGN_INS_PER_HOUR} times in the last hour: wait")
         session, _ = await self.call(lambda ledger: ledger.open_session(account.name, address=address))
         response = RedirectResponse("/my/", status_code=303)
         self.cookie(response, SESSION_COOKIE, session, 7 * 86400)
@@ -327,6 +340,9 @@ class _Door:
             return self.page(request, "signup.html", "Sign up", 403, nonce=nonce, token=None,
                              error="the form expired: load the page and try again")
         name, address = str(form.get("name", "")).strip(), _address(request)
+        if self.guard.blocked(address):
+            return self.page(request, "signup.html", "Sign up", 429, nonce=nonce, token=None,
+                             error="too many failed attempts from this address: wait and try again")
 
         def add(ledger: Ledger) -> tuple[Account, str] | str:
             recent = ledger.recent_signups(address)
@@ -339,6 +355,7 @@ class _Door:
 
         made = await self.call(add)
         if isinstance(made, str):
+            self.guard.failed(address)  # trying names costs the address as trying tokens does
             return self.page(request, "signup.html", "Sign up", 400, nonce=nonce, token=None, error=made)
         return self.page(request, "signup.html", "Your token", nonce=nonce, error=None, token=made[1],
                          name=made[0].name)
@@ -353,8 +370,8 @@ class _Door:
 
 
 def _address(request: Request) -> str:
-    """The sender's network address (behind a reverse proxy: the proxy's, unless the
-    server trusts its forwarding headers; docs/HOSTING.md)."""
+    """The sender's network address (behind a reverse proxy: the proxy's, unless the host
+    was told to trust its forwarding headers with ``--behind-proxy``; docs/HOSTING.md)."""
     return request.client.host if request.client is not None else "unknown"
 
 
@@ -385,12 +402,31 @@ def _same_origin(app: ASGIApp) -> ASGIApp:
         if scope["type"] == "http" and scope["method"] == "POST":
             headers = dict(scope["headers"])
             origin, host = headers.get(b"origin"), headers.get(b"host", b"")
+            # (the host's pages ask for a same-origin referrer policy: under the pages' usual
+            # no-referrer a browser would send "null" for the host's own forms)
             if origin is not None and origin.split(b"://", 1)[-1] != host:
                 await JSONResponse({"error": "a form of another site may not post here"}, 403)(scope, receive, send)
                 return
         await app(scope, receive, send)
 
     return guarded
+
+
+def _forwarded_for(app: ASGIApp) -> ASGIApp:
+    """Takes the client's address from the last ``X-Forwarded-For`` entry, the one the
+    proxy in front added, for a request that came from this machine (the proxy): nothing
+    else of what a client says about itself (its Host, its scheme) is believed."""
+
+    async def forwarded(scope: Any, receive: Any, send: Any) -> None:
+        peer = scope.get("client")
+        if scope["type"] in ("http", "websocket") and peer is not None and is_loopback(peer[0]):
+            values = [v for k, v in scope["headers"] if k == b"x-forwarded-for"]
+            last = values[-1].split(b",")[-1].strip().decode("latin-1") if values else ""
+            if last:
+                scope = {**scope, "client": (last, 0)}
+        await app(scope, receive, send)
+
+    return forwarded
 
 
 def host_routes(door: _Door) -> list[BaseRoute]:
@@ -417,7 +453,8 @@ def create_host_app(config: HostConfig, host: str = "127.0.0.1", allowed: tuple[
     """The host's app over ``config.db``: the door's routes and the read-only pages."""
     door = _Door(config, queue)
     app = Starlette(routes=[*host_routes(door), *page_routes(config.db)])
-    return secured(_same_origin(app), host, allowed)
+    guarded = secured(_same_origin(app), host, allowed)
+    return _forwarded_for(guarded) if config.behind_proxy else guarded
 
 
 def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str], None],

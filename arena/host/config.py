@@ -56,6 +56,10 @@ class HostConfig:
     submission refused, so one bot cannot hold the queue."""
     smoke: int = 2
     """Smoke matches against ``random`` per claimed variant, as ``arena submit`` plays."""
+    behind_proxy: bool = False
+    """Trust one reverse proxy's ``X-Forwarded-For``/``-Proto``/``-Host``: the per-address
+    limits then count the authors' addresses, not the proxy's (``--behind-proxy``; only
+    where nothing but the proxy can reach the host, or anyone could claim any address)."""
     secure_cookies: bool = False
     """Mark the session cookie ``Secure``: on behind a TLS reverse proxy (``--tls``)."""
 

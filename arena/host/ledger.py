@@ -57,7 +57,12 @@ LOCK_S: Final = 900.0
 LOG_CAP: Final = 64 * 1024
 """Bytes of a submission's log kept (its end): a chatty build cannot fill the disk."""
 DAY_S: Final = 86400.0
+SESSIONS: Final = 10
+"""Browser sessions an account keeps (its newest): signing in over and over replaces
+them, so it cannot grow the database."""
 
+_RESERVED: Final = frozenset({folded(HOST_ACTOR), folded(SIGNUP_ACTOR), "operator"})
+"""Actor names of the audit log that no account may take (its entries would read as the host's)."""
 _NAME: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")
 _TOKEN: Final = re.compile(r"a31_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")
 _DUMMY_SECRET: Final = "x" * 43
@@ -166,18 +171,24 @@ class Ledger:
         if not _NAME.fullmatch(name):
             raise LedgerError(f"account name {name!r}: 1 to 32 of a-z, 0-9, '_', '.' and '-', starting with a "
                               "letter or digit")
+        if folded(name) in _RESERVED:
+            raise LedgerError(f"account name {name!r} is the audit log's name for the host itself: choose another")
+        self._check_free(name)  # before the scrypt: a sign-up for a taken name costs nothing
         token_id, salt, digest, token = _new_token()
         with self._transaction():
-            row = self._db.execute("SELECT name FROM accounts WHERE folded = ?", (folded(name),)).fetchone()
-            if row is not None:
-                existing = row["name"]
-                raise LedgerError(f"account {name!r} exists already" if existing == name
-                                  else f"{name!r} reads as {existing!r}, an existing account")
+            self._check_free(name)
             self._db.execute(
                 "INSERT INTO accounts (name, folded, operator, token_id, token_salt, token_hash, created)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)", (name, folded(name), int(operator), token_id, salt, digest, now))
             self._record(actor, "add account", name, address, "operator" if operator else "", now)
         return Account(name, operator, now, None), token
+
+    def _check_free(self, name: str) -> None:
+        row = self._db.execute("SELECT name FROM accounts WHERE folded = ?", (folded(name),)).fetchone()
+        if row is not None:
+            existing = row["name"]
+            raise LedgerError(f"account {name!r} exists already" if existing == name
+                              else f"{name!r} reads as {existing!r}, an existing account")
 
     def accounts(self) -> list[Account]:
         """Every account, by name."""
@@ -261,6 +272,12 @@ class Ledger:
                                " AND actor = ?", (address, _now(now) - DAY_S, SIGNUP_ACTOR)).fetchone()
         return int(row[0])
 
+    def recent_sign_ins(self, account: str, *, within_s: float = 3600.0, now: float | None = None) -> int:
+        """Browser sign-ins of ``account`` in the last ``within_s`` seconds."""
+        row = self._db.execute("SELECT COUNT(*) FROM audit WHERE action = 'sign in' AND target = ? AND at > ?",
+                               (account, _now(now) - within_s)).fetchone()
+        return int(row[0])
+
     def token_current(self, name: str, token_id: str, *, now: float | None = None) -> bool:
         """Whether ``token_id`` is the account's token's id and not locked out: a token
         checked a moment ago is still good (not rotated) without paying scrypt again."""
@@ -281,6 +298,8 @@ class Ledger:
             self._db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))  # the expired go as others come
             self._db.execute("INSERT INTO sessions (id_hash, account, csrf, created, expires) VALUES (?, ?, ?, ?, ?)",
                              (_session_hash(session_id), account, csrf, now, now + lifetime_s))
+            self._db.execute("DELETE FROM sessions WHERE account = ? AND id_hash NOT IN (SELECT id_hash FROM sessions"
+                             " WHERE account = ? ORDER BY created DESC LIMIT ?)", (account, account, SESSIONS))
             self._record(account, "sign in", account, address, "", now)
         return session_id, csrf
 

@@ -184,9 +184,9 @@ def create_app(db: Path, play: bool = False, host: str = "127.0.0.1", allowed: S
 
 
 def page_routes(db: Path) -> list[BaseRoute]:
-    """The read-only pages over ``db``, without ``/play/``: for an app that mounts them
-    beside its own routes (``arena host``)."""
-    return [r for r in routes(_Site(db)) if getattr(r, "path", "") not in ("/play/", SOCKET_URL)]
+    """The read-only pages over ``db`` (``/play/`` saying playing is off): for an app that
+    mounts them beside its own routes (``arena host``)."""
+    return routes(_Site(db))
 
 
 def secured(app: ASGIApp, host: str, allowed: Sequence[str] = ()) -> ASGIApp:

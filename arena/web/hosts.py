@@ -1,9 +1,10 @@
 """Which names the server answers to: a page of another site that made its own name lead to
 this address (DNS rebinding) would otherwise read every page, and open tables at /play/.
 
-A server on a loopback address answers only loopback names (``localhost``, ``127.0.0.1``,
-``[::1]``); one on another address answers its own address and the names given with
-``--allowed-host`` (any name, where it listens on every address and none is given).
+A server on a loopback address answers loopback names (``localhost``, ``127.0.0.1``,
+``[::1]``) and the names given with ``--allowed-host`` (the public names a reverse proxy
+in front of it passes on); one on another address answers its own address and the names
+given (any name, where it listens on every address and none is given).
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ class KnownHosts:
     def allows(self, host_header: str) -> bool:
         """Whether a request with this ``Host`` is for this server."""
         name = host_name(host_header)
-        if self.loopback:
-            return is_loopback(name)
+        if self.loopback:  # the names a reverse proxy in front of it passes on are allowed too
+            return is_loopback(name) or (name or "").lower() in self.names
         return not self.names or (name or "").lower() in self.names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
