@@ -15,6 +15,7 @@ fixture is made there and every test body runs there (:func:`in_browser_thread`)
 from __future__ import annotations
 
 import functools
+import html
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -50,6 +51,7 @@ from playwright.sync_api import (  # noqa: E402
     FilePayload,
     Page,
     Playwright,
+    Response,
     Route,
     expect,
     sync_playwright,
@@ -64,11 +66,6 @@ STEP_MS: Final = 60_000
 WRONG_TOKEN: Final = "a31_" + "0" * 16 + "_" + "x" * 43
 """A token of the right shape that no account has."""
 OTHER_SITE: Final = "http://other-site.example"
-ORIGIN_NULL: Final = pytest.mark.xfail(strict=True, reason=(
-    "the host refuses its own forms in a browser: its pages say Referrer-Policy: no-referrer (header and <meta>), "
-    "under which Chromium sends `Origin: null` with every form POST, and arena/host/app.py's _same_origin takes "
-    "'null' for another site (403 'a form of another site may not post here'): /login, /my/submit, /logout"))
-"""What stops the browser's own forms until the host's pages send their origin."""
 
 _THREAD: Final = ThreadPoolExecutor(1, thread_name_prefix="host-browser")
 """The one thread that drives this module's browser."""
@@ -176,8 +173,7 @@ def sign_in(tab: Tab, token: str) -> None:
 def sign_in_by_request(tab: Tab, token: str) -> None:
     """Sign in with the sign-in form's own two requests, sent by the context's request API
     (whose cookies are the page's), then open /my/ in the page.  The tests of what a
-    session is and what it may post use this: unlike the browser's form it sends no
-    ``Origin``, so it does not meet :data:`ORIGIN_NULL`."""
+    session is and what it may post use this, apart from the browser's own form."""
     request = tab.context.request
     form = request.get(f"{tab.url}/login")
     found = re.search(r'name="nonce" value="([^"]+)"', form.text())
@@ -195,7 +191,6 @@ def csrf_of(page: Page) -> str:
     return value
 
 
-@ORIGIN_NULL
 @in_browser_thread
 def test_an_author_signs_in_uploads_a_bot_and_follows_it_to_accepted(host: Host, tab: Tab, tmp_path: Path) -> None:
     token = account(host.db, "ada")
@@ -220,7 +215,7 @@ def test_an_author_signs_in_uploads_a_bot_and_follows_it_to_accepted(host: Host,
     page.wait_for_url(f"{tab.url}/b/adas-bot/")
     expect(page.locator("main")).to_contain_text("by ada")
     page.goto(f"{tab.url}/my/")
-    expect(page.locator(".bots")).to_contain_text("adas-bot")
+    expect(page.locator("section.my-bot[data-bot='adas-bot'] .versions .state")).to_have_text("active")
     expect(page.locator(f"tr:has(a[href='/my/s/{number}/']) .status")).to_have_text("accepted")
     assert tab.errors == [] and tab.foreign == [], (tab.errors, tab.foreign)
     with Ledger(host.db) as ledger:
@@ -232,19 +227,42 @@ def test_an_author_signs_in_uploads_a_bot_and_follows_it_to_accepted(host: Host,
         assert version.manifest["author"] == "ada"
 
 
-def other_site_form(action: str, csrf: str, policy: str) -> str:
-    """A page of another site whose form posts an archive to ``action`` (carrying, for the
-    test, the right CSRF token, which such a page cannot know); ``policy``: its referrer
-    policy (``no-referrer`` makes the browser send ``Origin: null``)."""
+def other_site_form(action: str, fields: dict[str, str], policy: str, *, upload: bool = False) -> str:
+    """A page of another site whose form posts ``fields`` (and a file, with ``upload``) to
+    ``action``; ``policy``: its referrer policy (``no-referrer`` makes the browser send
+    ``Origin: null``)."""
+    hidden = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+                     for k, v in fields.items())
     return (f'<!doctype html><meta name="referrer" content="{policy}"><title>A prize</title>'
-            f'<form method="post" action="{action}" enctype="multipart/form-data">'
-            f'<input type="hidden" name="csrf" value="{csrf}"><input type="file" name="archive">'
-            '<button type="submit">Win a prize</button></form>')
+            f'<form method="post" action="{html.escape(action)}" enctype="multipart/form-data">{hidden}'
+            + ('<input type="file" name="archive">' if upload else "")
+            + '<button type="submit">Win a prize</button></form>')
 
 
-def serving(html: str) -> Callable[[Route], None]:
-    """A route handler answering with ``html``."""
-    return lambda route: route.fulfill(content_type="text/html", body=html)
+def post_from_other_site(tab: Tab, page_html: str, action: str, archive: Path | None = None) -> Response:
+    """Open ``page_html`` as a page of another site, submit its form, and return the
+    host's answer to it."""
+    page = tab.page
+    page.route(f"{OTHER_SITE}/**", serving(page_html))
+    try:
+        page.goto(f"{OTHER_SITE}/prize")
+        if archive is not None:
+            page.set_input_files("input[name=archive]", archive)
+        with page.expect_response(action) as answered:
+            page.get_by_role("button", name="Win a prize").click()
+        return answered.value
+    finally:
+        page.unroute(f"{OTHER_SITE}/**")
+
+
+REFERRER_POLICIES: Final = ("strict-origin-when-cross-origin", "no-referrer")
+"""Another site's pages: the browser's default (its form's ``Origin`` is that site), and one
+whose form says ``Origin: null``."""
+
+
+def serving(page_html: str) -> Callable[[Route], None]:
+    """A route handler answering with ``page_html``."""
+    return lambda route: route.fulfill(content_type="text/html", body=page_html)
 
 
 @in_browser_thread
@@ -271,23 +289,39 @@ def test_a_form_without_its_csrf_token_or_from_another_site_is_refused(host: Hos
     assert "another site" in posted["another site's Origin"].json()["error"]
 
     # Pages of another site the author is lured to, whose forms post the archive to the
-    # host: the browser says where they come from (or "null"), and sends no session cookie.
+    # host (with, for the test, the right CSRF token, which such a page cannot know): the
+    # browser says where they come from, or "null", and sends no session cookie with them.
     archive = tmp_path / "beas-bot.tar.gz"
     archive.write_bytes(data)
-    page = tab.page
-    for policy in ("strict-origin-when-cross-origin", "no-referrer"):
-        page.route(f"{OTHER_SITE}/**", serving(other_site_form(submit, csrf, policy)))
-        page.goto(f"{OTHER_SITE}/prize")
-        page.set_input_files("input[name=archive]", archive)
-        with page.expect_response(submit) as answered:
-            page.get_by_role("button", name="Win a prize").click()
-        refused = answered.value
+    for policy in REFERRER_POLICIES:
+        refused = post_from_other_site(tab, other_site_form(submit, {"csrf": csrf}, policy, upload=True), submit,
+                                       archive)
         assert refused.status == 403 or (refused.status == 303 and refused.headers.get("location") == "/login"), (
             policy, refused.status)
-        page.unroute(f"{OTHER_SITE}/**")
     with Ledger(host.db) as ledger:
         assert ledger.submissions("bea") == [], "nothing was queued"
         assert "submit" not in {e.action for e in ledger.audit() if e.actor == "bea"}
+
+
+@in_browser_thread
+def test_another_site_cannot_sign_the_browser_in_to_an_account_of_its_choosing(host: Host, tab: Tab) -> None:
+    attackers = account(host.db, "mallory")
+    page, login = tab.page, f"{tab.url}/login"
+    page.goto(login)  # the victim opened the sign-in page once: its nonce cookie is set
+    nonce = page.locator("input[name=nonce]").get_attribute("value")
+    assert nonce, "the sign-in form carries its nonce"
+    for policy in REFERRER_POLICIES:  # with, for the test, the right nonce, which such a page cannot know
+        refused = post_from_other_site(tab, other_site_form(login, {"nonce": nonce, "token": attackers}, policy),
+                                       login)
+        assert refused.status == 403, (policy, refused.status)
+    request = tab.context.request  # the browser's cookies, the nonce cookie among them
+    no_nonce: dict[str, str | float | bool] = {"token": attackers}
+    for fields in (no_nonce, {**no_nonce, "nonce": "x" * 32}):
+        answer = request.post(login, form=fields, max_redirects=0)
+        assert answer.status == 403 and "the form expired" in answer.text(), (fields, answer.status)
+    assert SESSION_COOKIE not in tab.cookies()
+    with Ledger(host.db) as ledger:
+        assert "sign in" not in {e.action for e in ledger.audit() if e.actor == "mallory"}
 
 
 @in_browser_thread
@@ -304,7 +338,6 @@ def test_the_session_cookie_is_httponly_samesite_strict_and_hidden_from_scripts(
     assert tab.errors == [] and tab.foreign == [], (tab.errors, tab.foreign)
 
 
-@ORIGIN_NULL
 @in_browser_thread
 def test_signing_out_ends_the_session(host: Host, tab: Tab) -> None:
     token = account(host.db, "dora")
@@ -323,7 +356,6 @@ def test_signing_out_ends_the_session(host: Host, tab: Tab) -> None:
         assert {"sign in", "sign out"} <= {e.action for e in ledger.audit() if e.actor == "dora"}
 
 
-@ORIGIN_NULL
 @in_browser_thread
 def test_a_wrong_token_shows_why_and_sets_no_session(host: Host, tab: Tab) -> None:
     account(host.db, "edna")
