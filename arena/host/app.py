@@ -20,14 +20,11 @@ import hmac
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Final, cast
 
-import trio
 from hypercorn.config import Config
-from hypercorn.trio import serve as hypercorn_serve
-from hypercorn.typing import ASGIFramework
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -46,7 +43,7 @@ from arena.host.queue import Queue
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store
 from arena.web import site
-from arena.web.app import STOP_SIGNALS, page_routes, secured
+from arena.web.app import page_routes, secured, serve_app
 from arena.web.hosts import is_loopback
 from arena.web.readonly import RatingsMemo
 from arena.web.render import META_POLICY
@@ -467,29 +464,11 @@ def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str
     server.read_timeout = read_timeout_s  # a client that stops sending is dropped
     server.h11_max_incomplete_size = 16 * 1024  # headers (the body is bounded by the door)
 
-    async def main() -> None:
-        queue = Queue(config)
-        async with trio.open_nursery() as nursery:
-            with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-                await nursery.start(queue.run)
-                if config.ladder is not None:
-                    await nursery.start(keep_ladder, config.ladder, config.db)
-                for name, deadline in config.deadlines.items():
-                    await nursery.start(keep_final, config.tournaments[name], config.db, deadline)
-                app = cast(ASGIFramework, create_host_app(config, host, allowed, queue))
-                binds = await nursery.start(partial(hypercorn_serve, app, server, mode="asgi"))
-                for bound in binds:
-                    announce(f"{bound}/")
-                async for _ in signals:
-                    break
-            nursery.cancel_scope.cancel()
-
-    try:
-        trio.run(main)
-    except KeyboardInterrupt:
-        return
-    except BaseExceptionGroup as group:
-        _, rest = group.split(KeyboardInterrupt)
-        if rest is not None:
-            raise rest from None
+    queue = Queue(config)
+    background: list[Callable[..., Awaitable[object]]] = [queue.run]
+    if config.ladder is not None:
+        background.append(partial(keep_ladder, config.ladder, config.db))
+    background += [partial(keep_final, config.tournaments[name], config.db, deadline)
+                   for name, deadline in config.deadlines.items()]
+    serve_app(lambda: create_host_app(config, host, allowed, queue), server, announce, background)
 

@@ -46,7 +46,7 @@ from arena.web.readonly import RatingsMemo, ReadOnlyStore
 from arena.web.render import CONTENT_SECURITY_POLICY, render
 from arena.web.site import STATIC_DIR
 
-__all__ = ["STATUS_URL", "create_app", "page_routes", "routes", "secured", "serve"]
+__all__ = ["STATUS_URL", "create_app", "page_routes", "routes", "secured", "serve", "serve_app"]
 
 STATUS_URL: Final = "/api/status.json"
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
@@ -203,13 +203,24 @@ def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play:
     config.loglevel = "WARNING"
     config.accesslog = None
 
+    serve_app(lambda: create_app(db, play, host, allowed, seat_seconds), config, announce)
+
+
+def serve_app(make_app: Callable[[], ASGIApp], config: Config, announce: Callable[[str], None],
+              background: Sequence[Callable[..., Awaitable[object]]] = ()) -> None:
+    """Serve the app ``make_app`` makes (after starting the ``background`` tasks, each
+    started with ``nursery.start``) until Ctrl+C or SIGTERM; ``announce`` is told each
+    address once it listens."""
+
     async def main() -> None:
         # The stop signal is received as a message and stops the server by cancellation: a
         # KeyboardInterrupt raised at whatever line happened to run could leave a library
         # mid-step and the server hanging.  Once it is stopping, a second Ctrl+C interrupts.
         async with trio.open_nursery() as nursery:
             with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-                app = cast(ASGIFramework, create_app(db, play, host, allowed, seat_seconds))
+                for task in background:
+                    await nursery.start(task)
+                app = cast(ASGIFramework, make_app())
                 binds = await nursery.start(partial(hypercorn_serve, app, config, mode="asgi"))
                 for bound in binds:
                     announce(f"{bound}/")
