@@ -41,6 +41,7 @@ from arena.web import pages
 from arena.web.botpage import bot_names
 from arena.web.hosts import KnownHosts
 from arena.web.overview import status
+from arena.web.pagecache import PageCache
 from arena.web.play import LONGEST_S, SOCKET_URL, Tables
 from arena.web.readonly import RatingsMemo, ReadOnlyStore
 from arena.web.render import CONTENT_SECURITY_POLICY, render
@@ -70,6 +71,7 @@ class _Site:
         self.db = db
         self.memo = RatingsMemo()
         self.tables = Tables(db, play, seat_seconds)
+        self.rendered: PageCache[tuple[str, int]] = PageCache()
 
     def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
         """The endpoint that renders the page ``build`` makes for a request."""
@@ -80,13 +82,18 @@ class _Site:
         return endpoint
 
     def _render(self, build: Builder, request: Request) -> Response:
+        key = f"{request.url.path}?{request.url.query}"
+        html, status = self.rendered.get(key, lambda: self._build(build, request))
+        return HTMLResponse(html, status_code=status)
+
+    def _build(self, build: Builder, request: Request) -> tuple[str, int]:
         try:
             with ReadOnlyStore(self.db, self.memo) as store:
                 page = build(store, request)
                 seen = _seen(store, page.watch)
-                return HTMLResponse(render(page, relative=False, live=STATUS_URL, seen=seen))
+                return render(page, relative=False, live=STATUS_URL, seen=seen), 200
         except ArenaError as error:
-            return _problem(404, str(error))
+            return _problem_html(404, str(error)), 404
 
     async def status(self, request: Request) -> Response:
         """The small JSON the live pages poll."""
@@ -108,11 +115,11 @@ def _seen(store: ReadOnlyStore, watch: str | None) -> str:
     return str(now["all"]) if watch == "*" else str(now["tournaments"].get(watch, ""))
 
 
-def _problem(code: int, message: str) -> Response:
+def _problem_html(code: int, message: str) -> str:
     """A plain error page (the message escaped: it may quote a name from the address)."""
     text = html.escape(message)
-    return HTMLResponse(f"<!doctype html><title>{code}</title><h1>{code}</h1><p>{text}</p>"
-                        '<p><a href="/">the competitions</a></p>', status_code=code)
+    return (f"<!doctype html><title>{code}</title><h1>{code}</h1><p>{text}</p>"
+            '<p><a href="/">the competitions</a></p>')
 
 
 def _tournament(store: ReadOnlyStore, request: Request) -> pages.Page:
