@@ -38,7 +38,7 @@ from arena.host.bodies import BodyError, read_body, read_form
 from arena.host.config import HostConfig
 from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
 from arena.host.keeper import keep_final, keep_ladder
-from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
+from arena.host.ledger import DAY_S, SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
 from arena.host.queue import Queue
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store
@@ -246,7 +246,8 @@ class _Door:
         if account is None:
             return self.page(request, "login.html", "Sign in", 401, nonce=nonce,
                              error="that token does not sign in (wrong, rotated, disabled or locked)")
-        if await self.call(lambda ledger: ledger.recent_sign_ins(account.name)) >= SIGN_INS_PER_HOUR:
+        signed_in = await self.call(lambda ledger: ledger.audited("sign in", target=account.name, within_s=3600))
+        if signed_in >= SIGN_INS_PER_HOUR:
             return self.page(request, "login.html", "Sign in", 429, nonce=nonce,
                              error=f"this account has signed in {SIGN_INS_PER_HOUR} times in the last hour: wait")
         session, _ = await self.call(lambda ledger: ledger.open_session(account.name, address=address))
@@ -342,7 +343,7 @@ class _Door:
                              error="too many failed attempts from this address: wait and try again")
 
         def add(ledger: Ledger) -> tuple[Account, str] | str:
-            recent = ledger.recent_signups(address)
+            recent = ledger.audited("add account", actor=SIGNUP_ACTOR, address=address, within_s=DAY_S)
             if recent >= self.config.per_address_day:
                 return "this address has made as many accounts as a day allows: try again tomorrow"
             try:

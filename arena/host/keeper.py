@@ -38,19 +38,13 @@ from arena.tournament.store import MatchRecord, Store
 __all__ = ["keep_final", "keep_ladder"]
 
 RESTART_S: Final = 5.0
-"""How long a stopped ladder waits before it is started again."""
+"""How long a stopped ladder or final waits before it is started again."""
 
 
 async def keep_ladder(file: Path, db: Path, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
     """Run the ladder of ``file`` over ``db`` until cancelled, restarting it when it stops."""
     task_status.started()
-    command = [sys.executable, "-m", "arena.host.keeper", str(file), str(db), "--parent", str(os.getpid())]
-    while True:
-        done = await trio.run_process(command, check=False, stdin=b"", stdout=sys.stderr.fileno(),
-                                      stderr=sys.stderr.fileno())
-        print(f"arena host: the ladder stopped (exit status {done.returncode}); starting it again in "
-              f"{RESTART_S:g} s", file=sys.stderr, flush=True)
-        await trio.sleep(RESTART_S)
+    await _keep([str(file), str(db)], f"the ladder {file}", until_done=False)
 
 
 async def keep_final(file: Path, db: Path, deadline: float,
@@ -59,11 +53,19 @@ async def keep_final(file: Path, db: Path, deadline: float,
     until it is complete and its key published)."""
     task_status.started()
     await trio.sleep(max(0.0, deadline - time.time()))
-    command = [sys.executable, "-m", "arena.host.keeper", str(file), str(db), "--final",
-               "--parent", str(os.getpid())]
-    while (await trio.run_process(command, check=False, stdin=b"", stdout=sys.stderr.fileno(),
-                                  stderr=sys.stderr.fileno())).returncode != 0:
-        print(f"arena host: the final of {file} stopped before its end; starting it again in {RESTART_S:g} s",
+    await _keep([str(file), str(db), "--final"], f"the final of {file}", until_done=True)
+
+
+async def _keep(args: list[str], what: str, *, until_done: bool) -> None:
+    """Run this module with ``args`` in a child that dies with the host, starting it again
+    whenever it stops (``until_done``: until it ends with status 0)."""
+    command = [sys.executable, "-m", "arena.host.keeper", *args, "--parent", str(os.getpid())]
+    while True:
+        done = await trio.run_process(command, check=False, stdin=b"", stdout=sys.stderr.fileno(),
+                                      stderr=sys.stderr.fileno())
+        if until_done and done.returncode == 0:
+            return
+        print(f"arena host: {what} stopped (exit status {done.returncode}); starting it again in {RESTART_S:g} s",
               file=sys.stderr, flush=True)
         await trio.sleep(RESTART_S)
 

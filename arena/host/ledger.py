@@ -266,16 +266,14 @@ class Ledger:
                              f"{failures} wrong tokens in a row: refused for {LOCK_S / 60:.0f} min", now)
         return None
 
-    def recent_signups(self, address: str, *, now: float | None = None) -> int:
-        """Accounts made by sign-up from ``address`` in the last 24 hours."""
-        row = self._db.execute("SELECT COUNT(*) FROM audit WHERE action = 'add account' AND address = ? AND at > ?"
-                               " AND actor = ?", (address, _now(now) - DAY_S, SIGNUP_ACTOR)).fetchone()
-        return int(row[0])
-
-    def recent_sign_ins(self, account: str, *, within_s: float = 3600.0, now: float | None = None) -> int:
-        """Browser sign-ins of ``account`` in the last ``within_s`` seconds."""
-        row = self._db.execute("SELECT COUNT(*) FROM audit WHERE action = 'sign in' AND target = ? AND at > ?",
-                               (account, _now(now) - within_s)).fetchone()
+    def audited(self, action: str, *, within_s: float, actor: str | None = None, target: str | None = None,
+                address: str | None = None, now: float | None = None) -> int:
+        """Audit entries of ``action`` in the last ``within_s`` seconds (by ``actor``, on
+        ``target``, from ``address``, where given): what the host's rate limits count."""
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM audit WHERE action = ? AND at > ? AND (? IS NULL OR actor = ?)"
+            " AND (? IS NULL OR target = ?) AND (? IS NULL OR address = ?)",
+            (action, _now(now) - within_s, actor, actor, target, target, address, address)).fetchone()
         return int(row[0])
 
     def token_current(self, name: str, token_id: str, *, now: float | None = None) -> bool:
