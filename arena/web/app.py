@@ -181,6 +181,37 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class _ClosesUnread:
+    """Says ``Connection: close`` on a response sent before its request's body was read
+    (a refusal at the door): the server closes such a connection, since it cannot tell where
+    the next request would start, and a keep-alive client not told so would send its next
+    request into the closing connection and get no answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers", ())) if scope["type"] == "http" else {}
+        unread = headers.get(b"content-length", b"0") != b"0" or b"transfer-encoding" in headers
+        if not unread:
+            await self.app(scope, receive, send)
+            return
+
+        async def receiving() -> Message:
+            nonlocal unread
+            message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False):
+                unread = False
+            return message
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start" and unread:
+                message["headers"] = [*message.get("headers", []), (b"connection", b"close")]
+            await send(message)
+
+        await self.app(scope, receiving, sending)
+
+
 def create_app(db: Path, play: bool = False, host: str = "127.0.0.1", allowed: Sequence[str] = (),
                seat_seconds: int = LONGEST_S) -> ASGIApp:
     """The web app over the results database at ``db`` (opened read-only per request);
@@ -198,8 +229,9 @@ def page_routes(db: Path) -> list[BaseRoute]:
 
 def secured(app: ASGIApp, host: str, allowed: Sequence[str] = ()) -> ASGIApp:
     """``app`` answering only the names of ``host`` and ``allowed``, every response with
-    the Content-Security-Policy and its companions."""
-    return KnownHosts(_SecurityHeaders(app), host, allowed)
+    the Content-Security-Policy and its companions (and ``Connection: close`` where the
+    request's body was left unread)."""
+    return _ClosesUnread(KnownHosts(_SecurityHeaders(app), host, allowed))
 
 
 def serve(db: Path, host: str, port: int, announce: Callable[[str], None], play: bool = False,

@@ -655,6 +655,23 @@ def test_a_post_from_another_origin_is_refused_whatever_its_shape(host: Host) ->
         assert ledger.submissions() == []
 
 
+def test_a_refusal_sent_before_the_body_arrives_tells_the_client_the_connection_closes(host: Host) -> None:
+    """A POST refused before its body is read (another Origin here; a wrong Host, a body over
+    its limit) leaves the server unable to find where the next request starts, so it closes
+    the connection.  Unless the response says ``Connection: close``, a keep-alive client
+    sends its next request into that closing connection and gets no answer at all
+    ("server disconnected"): the refusal must say so."""
+    port = int(host.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as raw:
+        raw.sendall(f"POST /logout HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://evil.example\r\n"
+                    "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n".encode())
+        answer = b""
+        while chunk := raw.recv(65536):  # the body never comes: the server answers and closes
+            answer += chunk
+    head = answer.split(b"\r\n\r\n", 1)[0].lower()
+    assert head.startswith(b"http/1.1 403") and b"\r\nconnection: close" in head, head
+
+
 def test_a_post_whose_origin_is_null_is_refused(host: Host) -> None:
     """Was a weakness (low, in the working tree; fixed): ``_same_origin`` now lets ``Origin: null``
     through, because the pages' ``Referrer-Policy: no-referrer`` makes a browser send
