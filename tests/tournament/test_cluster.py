@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -201,6 +202,34 @@ def test_a_stopped_cluster_run_resumes_storing_nothing_twice(
     done = arena("run", tournament, "--db", db, "-q", "--cluster", cluster.address)
     assert done.returncode == 0 and "0 matches played" in done.stdout, done.stderr
     assert outcomes(db, "clustered") == expected
+
+
+def test_a_ladder_plays_on_the_cluster_and_keeps_authors_apart(shared: Path, cluster: Cluster) -> None:
+    """A ladder file naming the cluster (``cluster = ...``) plays its tables on the Dask
+    workers: every rotation of each deal stored, no two bots of one author at a table."""
+    if 0 not in cluster.workers:
+        cluster.start_worker(0)
+    bots = []
+    for i in range(4):  # two authors, two bots each: every table of 2 pits one author against the other
+        folder = copy_bot(BOTS_DIR / "random", shared / "ladder-bots" / f"lad-{i}", name=f"lad-{i}", variants=["scat"])
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text(encoding="utf-8").replace(
+            'author = "Thirty-One Arena"', f'author = "author-{i % 2}"'), encoding="utf-8")
+        bots.append(folder)
+    file = tournament_file(shared, "clustered-ladder", bots,
+                           extra=f'mode = "ladder"\ncluster = "{cluster.address}"')
+    db = _database(shared, "ladder")
+    done = arena("ladder", file, "--db", db, "--matches", "8", "-q")
+    assert done.returncode == 0, done.stderr
+    assert f"Dask cluster {cluster.address}: 2 worker(s)" in done.stderr
+    played = query(db, "SELECT m.id, json_extract(v.manifest, '$.author') FROM matches m JOIN seats s "
+                       "ON s.match = m.id JOIN versions v ON v.id = s.version WHERE m.tournament = 'clustered-ladder'")
+    tables: dict[tuple[str, str], list[str]] = {}
+    for match, author in played:
+        deal, rotation = re.search(r"-d(\d+)r(\d+)$", match).groups()  # type: ignore[union-attr]
+        tables.setdefault((deal, rotation), []).append(author)
+    assert len(tables) == 8 and all(sorted(authors) == ["author-0", "author-1"] for authors in tables.values())
+    assert sorted(rotation for _, rotation in tables) == sorted(["0", "1"] * 4)
 
 
 # -- the parts, without a cluster ---------------------------------------------------------------
