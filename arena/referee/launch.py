@@ -54,15 +54,15 @@ async def open_bots(
                 bots[i] = BotFault(FaultKind.STARTUP, f"cannot start {argv[0]!r}: {error}", manifest.label)
                 return
             bot = Bot(manifest, sandboxed, box.active, freeze=not time_control.ponder)
+            bots[i] = bot  # from here on closed on the way out, even if stopped mid-handshake
             nursery.start_soon(bot.drain_stderr)
             try:
                 await bot.handshake(time_control.startup_ms / 1000)
-                bots[i] = bot
             except BotFault as fault:
                 tail = bot.stderr_text(300).strip()
                 detail = f"{fault.detail}; stderr: {tail}" if tail and "stderr:" not in fault.detail else fault.detail
-                bots[i] = BotFault(fault.kind, detail, manifest.label)
                 await bot.close(0)
+                bots[i] = BotFault(fault.kind, detail, manifest.label)
 
         try:
             async with trio.open_nursery() as starters:

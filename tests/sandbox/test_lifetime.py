@@ -21,6 +21,7 @@ from pathlib import Path
 import trio
 from hostile import needs, random_bot
 
+from arena.botspec import load_manifest
 from arena.referee import Bot, TimeControl, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Sandbox, tree
@@ -47,6 +48,35 @@ def test_a_sandboxed_bot_outlives_an_idle_pause_of_the_referee(box: Sandbox) -> 
     faults, codes = trio.run(main)
     assert codes == [None, None], f"the bots died while the referee paused: exit statuses {codes}"
     assert faults == [[], []], faults
+
+
+def test_a_table_stopped_while_its_bots_start_leaves_nothing_behind(box: Sandbox) -> None:
+    """A worker told to stop (its runner gone, Ctrl+C) cancels tables whose bots are still
+    starting.  A bot launched but not yet through its handshake was not yet one of the
+    table's bots, so nothing closed it: its processes, scratch folder and groups stayed
+    behind (a dozen scratch folders after every stopped ladder)."""
+    silent = load_manifest(Path(__file__).resolve().parents[1] / "referee" / "bots" / "silent_start")
+
+    def scratch() -> set[Path]:  # this process's bots' folders (not its lifelong /proc stand-ins)
+        return {p for p in Path(tempfile.gettempdir()).glob(f"arena-bot-{os.getpid()}-*")
+                if not any(kind in p.name for kind in ("-proc-", "-copy-", "-probe-"))}
+
+    before = scratch()
+
+    async def main() -> None:
+        with trio.CancelScope() as stop:
+            async with trio.open_nursery() as nursery:
+                async def stop_once_launched() -> None:
+                    while len(scratch() - before) < 2:
+                        await trio.sleep(0.01)
+                    stop.cancel()
+
+                nursery.start_soon(stop_once_launched)
+                async with open_bots([silent, silent], time_control=TimeControl(startup_ms=600_000), sandbox=box):
+                    raise AssertionError("a bot that never answers hello was greeted")
+
+    trio.run(main)
+    assert scratch() - before == set(), "a bot stopped while starting left its scratch folder"
 
 
 def test_a_new_arena_process_sweeps_up_after_a_killed_one(box: Sandbox) -> None:
