@@ -1,11 +1,15 @@
-"""Rendered pages kept for a moment and rendered once for every request that wants them.
+"""Rendered pages kept, served at once, and rendered anew in the background at a bounded cost.
 
-A ranking page costs a bootstrap of its ratings (a tenth of a second of CPU and more), and
-while a ladder stores matches every fraction of a second no cache keyed on the data ever
-hits: every view would compute the page anew, and fifty views a second would queue without
-end.  A page rendered less than :data:`FRESH_S` ago is served again (a live page follows
-the data all the same, a moment later); while a page is rendered anew, other requests for
-it get its last rendering, and a page never rendered is rendered once for all who ask.
+A ranking page costs a bootstrap and a fit of its ratings, and the cost grows with the
+matches: on a ladder a few thousand matches in, one rendering takes seconds of CPU, and
+while the ladder stores matches every fraction of a second no cache keyed on the data ever
+hits.  So a page, once rendered, is always answered from here at once; when its moment has
+passed, the request that notices starts one rendering anew in a thread of its own and is
+answered with the last one meanwhile.  A page's moment is :data:`FRESH_S`, or longer for
+costly pages: rendering a page anew never takes more than :data:`SHARE` of a core (a page
+whose rendering costs 1 s of CPU is rendered at most every 50 s), so visitors cannot take
+the ladder's cores, and a live page follows the data a little later the more it costs.
+Only a page never rendered makes its requests wait, for one rendering shared by all.
 """
 
 from __future__ import annotations
@@ -14,52 +18,75 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Final, Generic, TypeVar
+from typing import Final, Generic, NamedTuple, TypeVar
 
-__all__ = ["FRESH_S", "PageCache"]
+__all__ = ["FRESH_S", "SHARE", "PageCache"]
 
 FRESH_S: Final = 2.0
-"""How long a rendered page is served again."""
+"""The shortest time a rendered page is served before it is rendered anew."""
+SHARE: Final = 0.02
+"""The most of one core that rendering any one page anew may take."""
 SIZE: Final = 512
 """Pages kept (the least recently rendered go first)."""
 
 T = TypeVar("T")
 
 
-class PageCache(Generic[T]):
-    """Renders by key, at most once per ``fresh_s`` (thread-safe)."""
+class _Kept(NamedTuple, Generic[T]):
+    page: T
+    due: float
+    """When (``time.monotonic``) it is to be rendered anew."""
 
-    def __init__(self, fresh_s: float = FRESH_S, size: int = SIZE) -> None:
+
+class PageCache(Generic[T]):
+    """Renders by key; serves what it keeps (thread-safe)."""
+
+    def __init__(self, fresh_s: float = FRESH_S, size: int = SIZE, share: float = SHARE) -> None:
         self.fresh_s = fresh_s
         self.size = size
+        self.share = share
         self._lock = threading.Lock()
-        self._pages: OrderedDict[str, tuple[float, T]] = OrderedDict()
-        self._rendering: dict[str, threading.Lock] = {}
+        self._pages: OrderedDict[str, _Kept[T]] = OrderedDict()
+        self._first: dict[str, threading.Lock] = {}
+        self._renewing: set[str] = set()
 
     def get(self, key: str, render: Callable[[], T]) -> T:
-        """The page ``key``: a fresh rendering kept, else ``render()`` (once, whoever asks)."""
+        """The page ``key``: the one kept (renewed in the background once due), else
+        ``render()``'s, rendered once for all who ask meanwhile."""
         with self._lock:
-            kept = self._fresh(key)
+            kept = self._pages.get(key)
             if kept is not None:
-                return kept[1]
-            gate = self._rendering.setdefault(key, threading.Lock())
-            stale = self._pages.get(key)
-        if stale is not None and gate.locked():  # being rendered anew: the last rendering meanwhile
-            return stale[1]
+                if time.monotonic() >= kept.due and key not in self._renewing:
+                    self._renewing.add(key)
+                    threading.Thread(target=self._renew, args=(key, render), name="page-render",
+                                     daemon=True).start()
+                return kept.page
+            gate = self._first.setdefault(key, threading.Lock())
         with gate:
             with self._lock:
-                kept = self._fresh(key)  # rendered by another request while this one waited
+                kept = self._pages.get(key)  # rendered by another request while this one waited
                 if kept is not None:
-                    return kept[1]
-            page = render()
+                    return kept.page
+            page = self._render(key, render)
             with self._lock:
-                self._pages[key] = (time.monotonic(), page)
-                self._pages.move_to_end(key)
-                while len(self._pages) > self.size:
-                    old, _ = self._pages.popitem(last=False)
-                    self._rendering.pop(old, None)
+                self._first.pop(key, None)
             return page
 
-    def _fresh(self, key: str) -> tuple[float, T] | None:
-        kept = self._pages.get(key)
-        return kept if kept is not None and time.monotonic() - kept[0] < self.fresh_s else None
+    def _renew(self, key: str, render: Callable[[], T]) -> None:
+        try:
+            self._render(key, render)
+        finally:
+            with self._lock:
+                self._renewing.discard(key)
+
+    def _render(self, key: str, render: Callable[[], T]) -> T:
+        """Render and keep ``key``, due again after ``fresh_s`` or its CPU cost over ``share``."""
+        cpu = time.thread_time()
+        page = render()
+        cost = time.thread_time() - cpu
+        with self._lock:
+            self._pages[key] = _Kept(page, time.monotonic() + max(self.fresh_s, cost / self.share))
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+        return page
