@@ -29,11 +29,12 @@ import itertools
 import random
 import time
 from collections.abc import Sequence
-from contextlib import closing
+from contextlib import ExitStack, closing
 from typing import Final
 
 from arena.tournament.ratings import Rating, quality, rate, ratings
 from arena.tournament.runner import (
+    Executor,
     Observer,
     RunError,
     RunSummary,
@@ -99,14 +100,17 @@ def paused(spec: TournamentSpec, store: Store, version: VersionRow) -> str | Non
 
 
 def run_ladder(spec: TournamentSpec, store: Store, observer: Observer, *, matches: int = 0,
-               wait: bool = False) -> RunSummary:
+               wait: bool = False, executor: Executor | None = None) -> RunSummary:
     """Play the ladder ``spec`` until ``matches`` more are stored (0: until stopped);
     ``wait``: while no table can be filled, wait for bots to arrive (a host's ladder)
-    instead of stopping with a RunError."""
+    instead of stopping with a RunError.  ``executor``: where the tables are played (by
+    default the file's: local workers, or its cluster); the caller's is not closed."""
     if spec.mode != "ladder":
         raise RunError(f"{spec.locate('mode')}: {spec.name!r} is not a ladder (`mode = \"ladder\"`); "
                        "`arena run` plays it")
-    with lock(store, spec.name), closing(make_executor(spec, observer)) as executor:
+    with lock(store, spec.name), ExitStack() as owned:
+        if executor is None:
+            executor = owned.enter_context(closing(make_executor(spec, observer)))
         names = [v.bot for v in entrants(spec, store, observer.notice).versions] if spec.entrants else []
         store.save_tournament(spec.name, spec.to_dict())
         current = {plan.variant.name: rate(store.matches(spec.name, plan.variant.name)) for plan in spec.variants}
