@@ -160,7 +160,8 @@ class TournamentSpec:
     limits: Limits = Limits()
     """Each bot's resources (its scratch space's size and files)."""
     settle: Settle | None = None
-    """Play on until the order is settled (``[settle]``), growing ``deals`` a step at a time."""
+    """Play on until the order is settled (``[settle]``), growing ``deals`` a step at a time
+    (a competition, with a ``deadline``, always: at the defaults without ``[settle]``)."""
     pause: Pause = Pause()
     """When a ladder pauses a faulting version (``[pause]``)."""
     deadline: float | None = None
@@ -287,7 +288,9 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
                          raw.time.ponder, raw.time.min_turn_ms, raw.time.clock),
         policy=FaultPolicy(PolicyMode(raw.faults.policy), raw.faults.strikes), description=raw.description,
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
-        settle=None if raw.settle is None else Settle(raw.settle.confidence, raw.settle.max_matches),
+        # a competition's final plays to a settled stop: without [settle], at the defaults
+        settle=Settle(raw.settle.confidence, raw.settle.max_matches) if raw.settle is not None
+        else Settle() if raw.deadline is not None else None,
         pause=Pause(raw.pause.faulted, raw.pause.of),
         deadline=None if raw.deadline is None else raw.deadline.timestamp(),
         source=source, text=text,

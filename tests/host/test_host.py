@@ -369,7 +369,8 @@ def test_a_competition_takes_entries_until_its_deadline_then_plays_its_final_and
     stamp = datetime.datetime.fromtimestamp(deadline, datetime.UTC).isoformat(timespec="seconds")
     cup = tmp_path / "cup.toml"
     cup.write_text(f'name = "cup"\nopen = true\ndeadline = {stamp}\ndeals = 2\n[time]\nmove_ms = 5000\n'
-                   'startup_ms = 20000\n[[variant]]\nname = "scat"\ntables = [2]\noptions = { lives = 1 }\n',
+                   'startup_ms = 20000\n[settle]\nmax_matches = 4\n'  # two random bots never settle: one round
+                   '[[variant]]\nname = "scat"\ntables = [2]\noptions = { lives = 1 }\n',
                    encoding="utf-8")
     host = start_host(db, "--tournament", cup)
     try:

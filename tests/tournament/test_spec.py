@@ -14,7 +14,7 @@ from arena.botspec import BOTS_DIR
 from arena.referee import FaultPolicy, TimeControl
 from arena.sandbox import Limits
 from arena.tournament.runner import RunError, entrants
-from arena.tournament.spec import TOURNAMENTS_DIR, SpecError, load_spec, parse_spec
+from arena.tournament.spec import TOURNAMENTS_DIR, Settle, SpecError, load_spec, parse_spec
 from arena.tournament.store import Store
 
 VALID = """\
@@ -86,6 +86,14 @@ def test_authors_apart_is_read_and_left_to_the_entrants_authors_by_default() -> 
     off = parse_spec(f"authors_apart = false\n{variant}")
     assert off.authors_apart is False and off.to_dict()["authors_apart"] is False
     assert off.locate("authors_apart") == "<tournament>:1"
+
+
+def test_a_competitions_final_plays_to_a_settled_stop_unless_its_file_says_how() -> None:
+    variant = '[[variant]]\nname = "scat"\n'
+    competition = f"open = true\ndeadline = 2026-12-24T18:00:00Z\n{variant}"
+    assert parse_spec(competition).settle == Settle()
+    assert parse_spec(f"{competition}[settle]\nmax_matches = 40\n").settle == Settle(0.95, 40)
+    assert parse_spec(variant).settle is None, "a plain tournament plays its deals"
 
 
 def test_a_missing_file_names_the_bundled_tournaments() -> None:
