@@ -59,8 +59,9 @@ def host(
     Each upload is stored before the author hears "queued", then validated as `arena
     submit` does, one at a time, in the sandbox; its log is shown to its author and the
     operators only.  The host writes entries and its accounts into the results database;
-    `arena run` (or a league) plays the matches.  Ctrl+C stops; a restart resumes the
-    queue.  docs/HOSTING.md describes it, with the reverse proxy, a systemd unit, the
+    it plays a ladder (--ladder) and a competition's final once its deadline has passed
+    (--tournament with a deadline); `arena run` plays any other tournament.  Ctrl+C stops;
+    a restart resumes the queue, the ladder and the final.  docs/HOSTING.md describes it, with the reverse proxy, a systemd unit, the
     limits and backups.
     """
     from arena.host.app import serve_host

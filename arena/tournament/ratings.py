@@ -29,11 +29,14 @@ redone with the ``mpmath`` backend.
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 import trueskill
 
@@ -157,8 +160,15 @@ def quality(ratings: Iterable[Rating]) -> float:
 
 
 def fit_environment(matches: Sequence[MatchRecord]) -> Environment:
-    """The draw probability and beta that describe these matches best (module docstring)."""
+    """The draw probability and beta that describe these matches best (module docstring).
+    A fit re-rates its matches nine times, and pages that follow a ladder ask again as every
+    match lands while the first :data:`FIT_MATCHES`, all it looks at, stay the same: fits
+    are remembered by what they depend on (:class:`_Remembered`)."""
     chosen = matches[:FIT_MATCHES]
+    return _FITS.get(_results(chosen), lambda: _fit(chosen))
+
+
+def _fit(chosen: Sequence[MatchRecord]) -> Environment:
     pairs = ties = 0
     for match in chosen:
         seats = match.seats
@@ -202,6 +212,44 @@ def _predictive(matches: Sequence[MatchRecord], env: Environment) -> float:
     return total
 
 
+T = TypeVar("T")
+
+
+class _Remembered(Generic[T]):
+    """The last few results of a costly pure computation, by a digest of its input
+    (thread-safe: the web renders pages in threads)."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[bytes, T] = OrderedDict()
+
+    def get(self, key: bytes, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        value = compute()
+        with self._lock:
+            self._kept[key] = value
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return value
+
+
+def _results(matches: Sequence[MatchRecord]) -> bytes:
+    """A digest of all that rating ``matches`` depends on: each seat's version and
+    placement, match by match, in order."""
+    digest = hashlib.blake2b(digest_size=20)
+    for match in matches:
+        digest.update(b"|".join(b"%d:%d" % (s.version, s.placement) for s in match.seats) + b";")
+    return digest.digest()
+
+
+_FITS: Final[_Remembered[Environment]] = _Remembered()
+_RATED: Final[_Remembered[dict[int, Rating]]] = _Remembered()
+
+
 def scope(tournament: str, variant: str | None = None) -> str:
     """The cache key of a ranking: a tournament, overall (``*``) or for one variant."""
     return f"{tournament}/{variant or '*'}"
@@ -217,7 +265,7 @@ def ratings(store: Store, tournament: str, variant: str | None = None, *, fresh:
         return {v: Rating(mu, sigma, n) for v, (mu, sigma, n) in cached[0].items()}
     matches = list(store.matches(tournament, variant))
     env = fit_environment(matches)
-    result = rate(matches, env=env)
+    result = dict(_RATED.get(_results(matches) + repr(env).encode(), lambda: rate(matches, env=env)))
     store.save_ratings(key, {v: (r.mu, r.sigma, r.matches) for v, r in result.items()}, stored,
                        (env.beta, env.draw))
     return result

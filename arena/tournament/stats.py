@@ -127,6 +127,12 @@ def fit_strengths(wins: Array, counts: Array) -> Array:
     return centred
 
 
+RESAMPLES_AT_ONCE: Final = 100
+"""Resamples drawn and fitted together: a ladder's thousands of deal groups would otherwise
+take resamples x groups weights at once (tens of megabytes a page); drawn in turn, the
+resamples are the same ones."""
+
+
 @dataclass(frozen=True)
 class Uncertainty:
     """What the deal-group bootstrap says about a set of versions (indexed like ``versions``)."""
@@ -193,10 +199,14 @@ def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resa
         return Uncertainty(tuple(versions), np.zeros(len(versions)), np.zeros((1, len(versions))), 0)
     theta = fit_strengths(wins.sum(axis=0), counts.sum(axis=0))
     rng = np.random.default_rng(seed)
-    weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=resamples).astype(float)
     n = len(versions)
     flat_w, flat_n = wins.reshape(groups, n * n), counts.reshape(groups, n * n)
-    samples = fit_strengths((weights @ flat_w).reshape(resamples, n, n), (weights @ flat_n).reshape(resamples, n, n))
+    fitted = []
+    for begin in range(0, resamples, RESAMPLES_AT_ONCE):  # the weights of all at once grow with the groups
+        size = min(RESAMPLES_AT_ONCE, resamples - begin)
+        weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=size).astype(float)
+        fitted.append(fit_strengths((weights @ flat_w).reshape(size, n, n), (weights @ flat_n).reshape(size, n, n)))
+    samples = np.concatenate(fitted)
     samples = theta + (samples - theta) * widening(groups, level)
     return Uncertainty(tuple(versions), theta, samples, groups)
 
