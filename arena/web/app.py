@@ -71,29 +71,29 @@ class _Site:
         self.db = db
         self.memo = RatingsMemo()
         self.tables = Tables(db, play, seat_seconds)
-        self.rendered: PageCache[tuple[str, int]] = PageCache()
+        self.rendered: PageCache[tuple[bytes, int]] = PageCache()
 
     def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
         """The endpoint that renders the page ``build`` makes for a request."""
 
         async def endpoint(request: Request) -> Response:
-            return await run_in_threadpool(self._render, build, request)
+            key = f"{request.url.path}?{request.url.query}"
+            make = partial(self._build, build, request)
+            # a kept page is answered from here; only a first rendering goes to a thread
+            kept = self.rendered.kept(key, make)
+            body, status = kept if kept is not None else await run_in_threadpool(self.rendered.get, key, make)
+            return HTMLResponse(body, status_code=status)
 
         return endpoint
 
-    def _render(self, build: Builder, request: Request) -> Response:
-        key = f"{request.url.path}?{request.url.query}"
-        html, status = self.rendered.get(key, lambda: self._build(build, request))
-        return HTMLResponse(html, status_code=status)
-
-    def _build(self, build: Builder, request: Request) -> tuple[str, int]:
+    def _build(self, build: Builder, request: Request) -> tuple[bytes, int]:
         try:
             with ReadOnlyStore(self.db, self.memo) as store:
                 page = build(store, request)
                 seen = _seen(store, page.watch)
-                return render(page, relative=False, live=STATUS_URL, seen=seen), 200
+                return render(page, relative=False, live=STATUS_URL, seen=seen).encode(), 200
         except ArenaError as error:
-            return _problem_html(404, str(error)), 404
+            return _problem_html(404, str(error)).encode(), 404
 
     async def status(self, request: Request) -> Response:
         """The small JSON the live pages poll."""

@@ -3,9 +3,10 @@
 A ranking page costs a bootstrap and a fit of its ratings, and the cost grows with the
 matches: on a ladder a few thousand matches in, one rendering takes seconds of CPU, and
 while the ladder stores matches every fraction of a second no cache keyed on the data ever
-hits.  So a page, once rendered, is always answered from here at once; when its moment has
+hits.  So a costly page, once rendered, is answered from here at once; when its moment has
 passed, the request that notices starts one rendering anew in a thread of its own and is
-answered with the last one meanwhile.  A page's moment is :data:`FRESH_S`, or longer for
+answered with the last one meanwhile (a page quick to render is rendered anew for the
+request that notices: its visitor sees it fresh).  A page's moment is :data:`FRESH_S`, or longer for
 costly pages: rendering a page anew never takes more than :data:`SHARE` of a core (a page
 whose rendering costs 1 s of CPU is rendered at most every 50 s), so visitors cannot take
 the ladder's cores, and a live page follows the data a little later the more it costs.
@@ -20,12 +21,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final, Generic, NamedTuple, TypeVar
 
-__all__ = ["FRESH_S", "SHARE", "PageCache"]
+__all__ = ["FRESH_S", "QUICK_S", "SHARE", "PageCache"]
 
 FRESH_S: Final = 2.0
 """The shortest time a rendered page is served before it is rendered anew."""
 SHARE: Final = 0.02
 """The most of one core that rendering any one page anew may take."""
+QUICK_S: Final = 0.05
+"""A page whose rendering took less CPU than this is rendered anew by the request that finds
+it past its moment (its visitor waits a moment and sees it fresh); a costlier one in the
+background."""
 SIZE: Final = 512
 """Pages kept (the least recently rendered go first)."""
 
@@ -36,13 +41,17 @@ class _Kept(NamedTuple, Generic[T]):
     page: T
     due: float
     """When (``time.monotonic``) it is to be rendered anew."""
+    cost: float
+    """The CPU seconds its rendering took."""
 
 
 class PageCache(Generic[T]):
     """Renders by key; serves what it keeps (thread-safe)."""
 
-    def __init__(self, fresh_s: float = FRESH_S, size: int = SIZE, share: float = SHARE) -> None:
+    def __init__(self, fresh_s: float = FRESH_S, size: int = SIZE, share: float = SHARE,
+                 quick_s: float = QUICK_S) -> None:
         self.fresh_s = fresh_s
+        self.quick_s = quick_s
         self.size = size
         self.share = share
         self._lock = threading.Lock()
@@ -50,22 +59,35 @@ class PageCache(Generic[T]):
         self._first: dict[str, threading.Lock] = {}
         self._renewing: set[str] = set()
 
-    def get(self, key: str, render: Callable[[], T]) -> T:
-        """The page ``key``: the one kept (renewed in the background once due), else
-        ``render()``'s, rendered once for all who ask meanwhile."""
+    def kept(self, key: str, render: Callable[[], T]) -> T | None:
+        """The page ``key`` if one is kept and may be served (a costly one past its moment is,
+        while ``render`` renews it in the background), else None; never waits for a
+        rendering (an event loop may ask)."""
         with self._lock:
             kept = self._pages.get(key)
-            if kept is not None:
-                if time.monotonic() >= kept.due and key not in self._renewing:
-                    self._renewing.add(key)
-                    threading.Thread(target=self._renew, args=(key, render), name="page-render",
-                                     daemon=True).start()
+            if kept is None:
+                return None
+            if time.monotonic() < kept.due:
                 return kept.page
+            if kept.cost < self.quick_s:
+                return None  # quick to render: rendered anew for the one who asks, as if never kept
+            if key not in self._renewing:
+                self._renewing.add(key)
+                threading.Thread(target=self._renew, args=(key, render), name="page-render", daemon=True).start()
+            return kept.page
+
+    def get(self, key: str, render: Callable[[], T]) -> T:
+        """The page ``key``: the one kept, else ``render()``'s, rendered once for all who
+        ask meanwhile (a quick page past its moment too)."""
+        page = self.kept(key, render)
+        if page is not None:
+            return page
+        with self._lock:
             gate = self._first.setdefault(key, threading.Lock())
         with gate:
             with self._lock:
                 kept = self._pages.get(key)  # rendered by another request while this one waited
-                if kept is not None:
+                if kept is not None and time.monotonic() < kept.due:
                     return kept.page
             page = self._render(key, render)
             with self._lock:
@@ -85,7 +107,7 @@ class PageCache(Generic[T]):
         page = render()
         cost = time.thread_time() - cpu
         with self._lock:
-            self._pages[key] = _Kept(page, time.monotonic() + max(self.fresh_s, cost / self.share))
+            self._pages[key] = _Kept(page, time.monotonic() + max(self.fresh_s, cost / self.share), cost)
             self._pages.move_to_end(key)
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)

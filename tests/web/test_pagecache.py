@@ -43,7 +43,7 @@ def test_requests_for_a_page_never_rendered_share_its_one_rendering() -> None:
 def test_a_page_past_its_moment_is_served_at_once_and_rendered_anew_once_behind() -> None:
     """Was a stall: the request that found the page past its moment rendered it itself, and
     on a ladder thousands of matches in that took longer than a browser waits."""
-    cache: PageCache[str] = PageCache(fresh_s=0.0)
+    cache: PageCache[str] = PageCache(fresh_s=0.0, share=1e9, quick_s=0.0)  # due again at once, renewed behind
     assert cache.get("/", lambda: "old") == "old"
     started, release = threading.Event(), threading.Event()
     renders = []
@@ -75,14 +75,22 @@ def test_a_costly_page_is_rendered_anew_no_more_often_than_its_share_of_a_core()
         renewed.set()
         return "renewed"
 
-    frugal: PageCache[str] = PageCache(fresh_s=0.0, share=1e-4)  # 50 ms of CPU: due again in 500 s
+    frugal: PageCache[str] = PageCache(fresh_s=0.0, share=1e-4, quick_s=0.0)  # 50 ms of CPU: due in 500 s
     assert frugal.get("/", costly) == "kept"
     assert [frugal.get("/", renew) for _ in range(3)] == ["kept"] * 3
     assert not renewed.wait(0.5), "rendered anew before its cost allowed"
-    generous: PageCache[str] = PageCache(fresh_s=0.0, share=1e9)
+    generous: PageCache[str] = PageCache(fresh_s=0.0, share=1e9, quick_s=0.0)
     generous.get("/", costly)
     generous.get("/", lambda: "renewed")
     eventually(generous, "/", "renewed")
+
+
+def test_a_quick_page_past_its_moment_is_rendered_anew_for_the_one_who_asks() -> None:
+    """A bot just entered shows on the play page its author opens next: a page that costs
+    little is not served stale."""
+    cache: PageCache[str] = PageCache(fresh_s=0.0, share=1e9)
+    assert cache.get("/play/", lambda: "before") == "before"
+    assert cache.get("/play/", lambda: "after") == "after"
 
 
 def test_the_least_recently_rendered_page_goes_first() -> None:
