@@ -22,6 +22,8 @@ Targets (issue "a ladder that never stops"): memory growth under 10% from the sa
 ten minutes to the end, for the host and the coordinator; nothing left behind.
 
     python benchmarks/soak.py [--minutes 120] [--bots 8] [--rate 50] [--sample-s 60]
+
+Ctrl+C or SIGTERM ends it early, with the report so far and the look for leftovers.
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ def main() -> int:
     parser.add_argument("--sample-s", type=float, default=60.0)
     parser.add_argument("--grace-s", type=float, default=30.0, help="after the stop, before looking for leftovers")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # ended early (kill, or Ctrl+C): still reports
     work = Path(tempfile.mkdtemp(prefix="arena-soak-"))
     work.chmod(0o755)
     before_pids = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
@@ -157,7 +160,7 @@ def main() -> int:
     errors: list[str] = []
     stop = threading.Event()
     crowd = visitors(url, args.rate, stop, latencies, errors)
-    samples: list[list[object]] = []
+    samples: list[list[float]] = []  # minute, matches, MiB x 3, workers, files x 2, views, failed views
     begun = time.monotonic()
     try:
         while True:
@@ -175,6 +178,8 @@ def main() -> int:
             if elapsed >= args.minutes * 60 or host.poll() is not None:
                 break
             time.sleep(min(args.sample_s, max(1.0, args.minutes * 60 - elapsed)))
+    except KeyboardInterrupt:
+        print(f"ended early, at minute {(time.monotonic() - begun) / 60:.1f}", flush=True)
     finally:
         stop.set()
         for thread in crowd:
@@ -197,11 +202,11 @@ def main() -> int:
     print(tabulate(samples, headers=["minute", "matches", "host MiB", "coordinator MiB", "workers MiB", "workers",
                                      "host files", "coordinator files", "views", "failed views"],
                    tablefmt="github"))
-    warm = next((s for s in samples if float(s[0]) * 60 >= WARM_S), samples[0])
+    warm = next((s for s in samples if s[0] * 60 >= WARM_S), samples[0])
     last = samples[-1]
     verdicts = []
     for column, name in ((2, "host"), (3, "coordinator"), (4, "workers")):
-        start, end = int(warm[column]), int(last[column])  # type: ignore[call-overload]
+        start, end = int(warm[column]), int(last[column])
         growth = (end - start) / start if start else 0.0
         verdicts.append(f"{name} memory {start} -> {end} MiB from minute {warm[0]}: {growth:+.1%}"
                         + ("" if name == "workers" else f" ({'MET' if growth < 0.10 else 'NOT MET'}: under +10%)"))
