@@ -61,8 +61,8 @@ def host(
     operators only.  The host writes entries and its accounts into the results database;
     it plays a ladder (--ladder) and a competition's final once its deadline has passed
     (--tournament with a deadline); `arena run` plays any other tournament.  Ctrl+C stops;
-    a restart resumes the queue, the ladder and the final.  docs/HOSTING.md describes it, with the reverse proxy, a systemd unit, the
-    limits and backups.
+    a restart resumes the queue, the ladder and the final.  docs/HOSTING.md describes it,
+    with the reverse proxy, a systemd unit, the limits and backups.
     """
     from arena.host.app import serve_host
     from arena.host.archive import ArchiveLimits
