@@ -40,11 +40,11 @@ from typing import Final, Generic, TypeVar
 
 import trueskill
 
-from arena.tournament.store import MatchRecord, Store
+from arena.tournament.store import Outcome, Store
 
 __all__ = [
     "DEFAULT", "Environment", "Rating", "conservative", "environment", "fit_environment",
-    "quality", "rate", "ratings", "scope",
+    "history", "quality", "rate", "ratings", "scope",
 ]
 
 MU: Final = 25.0
@@ -136,21 +136,21 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def rate(matches: Iterable[MatchRecord], start: dict[int, Rating] | None = None,
+def rate(matches: Iterable[Outcome], start: dict[int, Rating] | None = None,
          env: Environment = DEFAULT) -> dict[int, Rating]:
     """Ratings per bot version after every match, in the order given, from ``start``
     (default: everyone new)."""
-    state = {v: trueskill.Rating(r.mu, r.sigma) for v, r in (start or {}).items()}
+    state = {v: (r.mu, r.sigma) for v, r in (start or {}).items()}  # as floats: resuming rates alike
     played = {v: r.matches for v, r in (start or {}).items()}
     for match in matches:
         versions = [s.version for s in match.seats]
-        teams = [(state.get(v) or trueskill.Rating(MU, SIGMA),) for v in versions]
+        teams = [(trueskill.Rating(*state.get(v, (MU, SIGMA))),) for v in versions]
         ranks = [s.placement for s in match.seats]
         updated = env.rate(teams, ranks)
         for version, (rating,) in zip(versions, updated):
-            state[version] = trueskill.Rating(float(rating.mu), float(rating.sigma))
+            state[version] = (float(rating.mu), float(rating.sigma))
             played[version] = played.get(version, 0) + 1
-    return {v: Rating(r.mu, r.sigma, played[v]) for v, r in state.items()}
+    return {v: Rating(mu, sigma, played[v]) for v, (mu, sigma) in state.items()}
 
 
 def quality(ratings: Iterable[Rating]) -> float:
@@ -159,7 +159,7 @@ def quality(ratings: Iterable[Rating]) -> float:
     return float(DEFAULT.model.quality([(trueskill.Rating(r.mu, r.sigma),) for r in ratings]))
 
 
-def fit_environment(matches: Sequence[MatchRecord]) -> Environment:
+def fit_environment(matches: Sequence[Outcome]) -> Environment:
     """The draw probability and beta that describe these matches best (module docstring).
     A fit re-rates its matches nine times, and pages that follow a ladder ask again as every
     match lands while the first :data:`FIT_MATCHES`, all it looks at, stay the same: fits
@@ -168,7 +168,7 @@ def fit_environment(matches: Sequence[MatchRecord]) -> Environment:
     return _FITS.get(_results(chosen), lambda: _fit(chosen))
 
 
-def _fit(chosen: Sequence[MatchRecord]) -> Environment:
+def _fit(chosen: Sequence[Outcome]) -> Environment:
     pairs = ties = 0
     for match in chosen:
         seats = match.seats
@@ -184,7 +184,7 @@ def _fit(chosen: Sequence[MatchRecord]) -> Environment:
     return Environment(best, draw)
 
 
-def _predictive(matches: Sequence[MatchRecord], env: Environment) -> float:
+def _predictive(matches: Sequence[Outcome], env: Environment) -> float:
     """Log-likelihood of every pair's result, each predicted from the ratings before its match."""
     unit = NormalDist()
     margin = unit.inv_cdf((env.draw + 1) / 2) * math.sqrt(2) * env.beta
@@ -237,17 +237,77 @@ class _Remembered(Generic[T]):
         return value
 
 
-def _results(matches: Sequence[MatchRecord]) -> bytes:
+def _results(matches: Sequence[Outcome]) -> bytes:
     """A digest of all that rating ``matches`` depends on: each seat's version and
     placement, match by match, in order."""
     digest = hashlib.blake2b(digest_size=20)
     for match in matches:
-        digest.update(b"|".join(b"%d:%d" % (s.version, s.placement) for s in match.seats) + b";")
+        digest.update(_said(match))
     return digest.digest()
 
 
+def _said(match: Outcome) -> bytes:
+    return b"|".join(b"%d:%d" % (s.version, s.placement) for s in match.seats) + b";"
+
+
 _FITS: Final[_Remembered[Environment]] = _Remembered()
-_RATED: Final[_Remembered[dict[int, Rating]]] = _Remembered()
+
+MARKS: Final = 512
+"""A journal keeps about this many marks at most; past that it keeps every other one."""
+
+
+class _Journal:
+    """A ranking rated so far, so that the next look rates only what is new.
+
+    Every ``stride`` matches (a power of two) it marks the ratings after them, with a digest
+    of every result before them.  A look checks its results against the marks and resumes
+    from the last one they still agree with: a ladder's matches land out of schedule order
+    (a later look finds an earlier slot filled), and only the marks past that slot are
+    rated again.  The marks are also the rating history the pages draw.  Its size depends
+    on the entrants, not on the matches: past :data:`MARKS` marks the stride doubles."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.stride = 1
+        self.marks: list[tuple[bytes, dict[int, Rating]]] = []
+        """``marks[k]``: the digest of the first ``(k + 1) * stride`` results, and the ratings after them."""
+        self.lock = threading.Lock()
+
+    def advance(self, matches: Sequence[Outcome]) -> dict[int, Rating]:
+        """The ratings after ``matches`` (all of the ranking's, in rating order)."""
+        digest = hashlib.blake2b(digest_size=20)
+        done = kept = 0
+        for said, _ in self.marks:
+            if done + self.stride > len(matches):
+                break
+            trial = digest.copy()
+            for match in matches[done:done + self.stride]:
+                trial.update(_said(match))
+            if trial.digest() != said:
+                break
+            digest, done, kept = trial, done + self.stride, kept + 1
+        del self.marks[kept:]
+        current = self.marks[-1][1] if self.marks else {}
+        while done + self.stride <= len(matches):
+            chunk = matches[done:done + self.stride]
+            for match in chunk:
+                digest.update(_said(match))
+            current = rate(chunk, current, self.env)
+            done += self.stride
+            self.marks.append((digest.digest(), current))
+            if len(self.marks) > MARKS and len(self.marks) % 2 == 0:  # the last mark stays
+                self.marks = self.marks[1::2]
+                self.stride *= 2
+        return rate(matches[done:], current, self.env)
+
+
+_JOURNALS: Final[_Remembered[_Journal]] = _Remembered(size=64)
+
+
+def _journal(store: Store, key: str, env: Environment) -> _Journal:
+    """The journal of ranking ``key`` of ``store``'s database, new if its environment changed."""
+    name = f"{store.path.resolve()}\0{key}\0{env!r}".encode()
+    return _JOURNALS.get(hashlib.blake2b(name, digest_size=20).digest(), lambda: _Journal(env))
 
 
 def scope(tournament: str, variant: str | None = None) -> str:
@@ -263,12 +323,36 @@ def ratings(store: Store, tournament: str, variant: str | None = None, *, fresh:
     cached = None if fresh else store.cached_ratings(key)
     if cached is not None and cached[1] == stored and store.cached_environment(key) is not None:
         return {v: Rating(mu, sigma, n) for v, (mu, sigma, n) in cached[0].items()}
-    matches = list(store.matches(tournament, variant))
+    matches = store.results(tournament, variant)
     env = fit_environment(matches)
-    result = dict(_RATED.get(_results(matches) + repr(env).encode(), lambda: rate(matches, env=env)))
-    store.save_ratings(key, {v: (r.mu, r.sigma, r.matches) for v, r in result.items()}, stored,
+    if fresh:
+        result = rate(matches, env=env)
+    else:
+        journal = _journal(store, key, env)
+        with journal.lock:
+            result = journal.advance(matches)
+    store.save_ratings(key, {v: (r.mu, r.sigma, r.matches) for v, r in result.items()}, len(matches),
                        (env.beta, env.draw))
     return result
+
+
+def history(store: Store, tournament: str, variant: str | None = None,
+            points: int = 240) -> list[tuple[int, dict[int, Rating]]]:
+    """The ratings of a ranking as its matches accumulate, at most ``points`` times: (matches
+    rated, ratings after them), evenly spaced (a power of two apart), the last after every
+    match stored."""
+    matches = store.results(tournament, variant)
+    journal = _journal(store, scope(tournament, variant), fit_environment(matches))
+    with journal.lock:
+        last = journal.advance(matches)
+        every = 1
+        while len(journal.marks) // every > points - 1:
+            every *= 2
+        found = [((k + 1) * journal.stride, rated) for k, (_, rated) in enumerate(journal.marks)
+                 if (k + 1) % every == 0]
+    if not found or found[-1][0] != len(matches):
+        found.append((len(matches), last))
+    return found if matches else []
 
 
 def environment(store: Store, tournament: str, variant: str | None = None) -> Environment:

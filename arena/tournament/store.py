@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Self
+from typing import Any, Final, Protocol, Self
 from urllib.parse import quote
 
 from arena.errors import ArenaError
@@ -33,6 +33,8 @@ from arena.errors import ArenaError
 __all__ = [
     "DEFAULT_DB",
     "MatchRecord",
+    "Outcome",
+    "Result",
     "SeatRecord",
     "Store",
     "HeldError",
@@ -294,7 +296,7 @@ class VersionRow:
         return f"{self.bot}:{self.hash[:8]}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeatRecord:
     """One seat's result in a finished match."""
 
@@ -336,6 +338,36 @@ class MatchRecord:
     def placements(self) -> tuple[int, ...]:
         """Placement per seat."""
         return tuple(s.placement for s in self.seats)
+
+
+_NO_LOG: Final = ("id, tournament, seq, variant, players, options, seed, reason, rounds, decisions, faults,"
+                  " sandbox, duration, finished, x'' AS log, deal")
+"""A match's columns, its log left out."""
+
+
+class Outcome(Protocol):
+    """What ratings, rankings and the deal-group bootstrap read of a match: a
+    :class:`MatchRecord`, or the lighter :class:`Result`."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def deal(self) -> int | None: ...
+    @property
+    def seats(self) -> tuple[SeatRecord, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A stored match as rankings read it: who sat where and how each seat did, without
+    its options, faults and log (a ladder's pages read every match of it, often)."""
+
+    id: str
+    variant: str
+    deal: int | None
+    seats: tuple[SeatRecord, ...]
 
 
 class Store:
@@ -618,11 +650,10 @@ class Store:
     def matches(self, tournament: str | None = None, variant: str | None = None, *,
                 with_log: bool = False) -> Iterator[MatchRecord]:
         """Stored matches in rating order (tournament, then schedule position)."""
-        columns = "*" if with_log else "id, tournament, seq, variant, players, options, seed, reason, rounds," \
-            " decisions, faults, sandbox, duration, finished, x'' AS log, deal"
+        columns = "*" if with_log else _NO_LOG
         rows = self._db.execute(
             f"SELECT {columns} FROM matches WHERE (? IS NULL OR tournament = ?) AND (? IS NULL OR variant = ?)"
-            " ORDER BY tournament, seq",
+            " ORDER BY tournament, seq, rowid",
             (tournament, tournament, variant, variant),
         ).fetchall()
         seats: dict[str, list[SeatRecord]] = {}
@@ -637,9 +668,44 @@ class Store:
         for r in rows:
             yield _match(r, tuple(seats.get(r["id"], ())))
 
-    def match(self, match_id: str) -> MatchRecord:
-        """One match with its log; StoreError naming close ids if there is none."""
-        row = self._db.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
+    def results(self, tournament: str | None = None, variant: str | None = None) -> list[Result]:
+        """The stored matches as rankings read them (:class:`Result`), in rating order, in one
+        query: a fraction of the time and memory of :meth:`matches`."""
+        cursor = self._db.cursor()
+        cursor.row_factory = None  # plain tuples: a ladder has many
+        rows = cursor.execute(
+            "SELECT m.id, m.variant, m.deal, s.version, s.placement, s.score, s.faults, s.decisions, s.think_s"
+            " FROM matches m JOIN seats s ON s.match = m.id WHERE (? IS NULL OR m.tournament = ?)"
+            " AND (? IS NULL OR m.variant = ?) ORDER BY m.tournament, m.seq, m.rowid, s.seat",
+            (tournament, tournament, variant, variant),
+        )
+        found: list[Result] = []
+        current: tuple[str, str, int | None] | None = None
+        seats: list[SeatRecord] = []
+        for match_id, played, deal, *seat in rows:
+            if current is None or current[0] != match_id:
+                if current is not None:
+                    found.append(Result(*current, tuple(seats)))
+                current, seats = (match_id, played, deal), []
+            seats.append(SeatRecord(*seat))
+        if current is not None:
+            found.append(Result(*current, tuple(seats)))
+        return found
+
+    def variants(self, tournament: str | None = None) -> list[str]:
+        """The variants with stored matches (in ``tournament``), sorted."""
+        return [r[0] for r in self._db.execute(
+            "SELECT DISTINCT variant FROM matches WHERE (? IS NULL OR tournament = ?) ORDER BY variant",
+            (tournament, tournament))]
+
+    def match_ids(self) -> list[str]:
+        """Every stored match's id."""
+        return [r[0] for r in self._db.execute("SELECT id FROM matches")]
+
+    def match(self, match_id: str, *, with_log: bool = True) -> MatchRecord:
+        """One match (with its log); StoreError naming close ids if there is none."""
+        row = self._db.execute(f"SELECT {'*' if with_log else _NO_LOG} FROM matches WHERE id = ?",
+                               (match_id,)).fetchone()
         if row is None:
             close = [r[0] for r in self._db.execute(
                 "SELECT id FROM matches WHERE id LIKE ? ORDER BY id LIMIT 5", (f"%{match_id}%",))]

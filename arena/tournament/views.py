@@ -7,7 +7,7 @@ tournament of ten thousand matches is summed in a fraction of a second.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +18,7 @@ from arena.text import counted
 from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
 from arena.tournament.stats import ahead, group_key, rating_points, uncertainty
-from arena.tournament.store import MatchRecord, Store, VersionRow
+from arena.tournament.store import MatchRecord, Outcome, Store, VersionRow
 
 __all__ = [
     "Crosstable",
@@ -71,7 +71,7 @@ def pick_tournament(store: Store, name: str | None) -> str:
 
 def variants_played(store: Store, tournament: str | None) -> list[str]:
     """The variants with stored matches in ``tournament`` (all tournaments for ``None``)."""
-    return sorted({m.variant for m in store.matches(tournament)})
+    return store.variants(tournament)
 
 
 def check_variant(store: Store, tournament: str, variant: str | None) -> None:
@@ -194,7 +194,7 @@ class Standing:
         }
 
 
-def _tally(matches: Iterable[MatchRecord]) -> dict[int, _Tally]:
+def _tally(matches: Iterable[Outcome]) -> dict[int, _Tally]:
     tallies: dict[int, _Tally] = {}
     for match in matches:
         for seat in match.seats:
@@ -215,7 +215,7 @@ def standings(store: Store, tournament: str, variant: str | None = None, *, leve
     first; ties in rating are ordered by mu, then by name.  ``ahead_of_next`` is computed
     for statements at ``level`` (the bootstrap's stretch for few deal groups depends on it)."""
     check_variant(store, tournament, variant)
-    matches = list(store.matches(tournament, variant))
+    matches = store.results(tournament, variant)
     tallies = _tally(matches)
     rated = ratings(store, tournament, variant)  # after the tally: it covers every match tallied
     rows = [(store.version(v), rated[v], t) for v, t in tallies.items()]
@@ -237,7 +237,7 @@ def standings(store: Store, tournament: str, variant: str | None = None, *, leve
 
 def ranking_groups(store: Store, tournament: str, variant: str | None = None) -> int:
     """How many independent deal groups the ranking rests on."""
-    return len({group_key(m) for m in store.matches(tournament, variant)})
+    return len({group_key(m) for m in store.results(tournament, variant)})
 
 
 def _rank_key(rating: Rating) -> float:
@@ -276,11 +276,13 @@ def score_share(record: tuple[int, int, int]) -> float:
     return (wins + ties / 2) / met if met else 0.0
 
 
-def crosstable(store: Store, tournament: str, variant: str | None = None) -> Crosstable:
-    """Head-to-head records of ``tournament`` (or one variant), ordered like its ranking."""
-    order = [s.version for s in standings(store, tournament, variant)]
+def crosstable(store: Store, tournament: str, variant: str | None = None,
+               ranked: Sequence[Standing] | None = None) -> Crosstable:
+    """Head-to-head records of ``tournament`` (or one variant), ordered like its ranking
+    (``ranked``, its standings where the caller has them)."""
+    order = [s.version for s in (standings(store, tournament, variant) if ranked is None else ranked)]
     counts: dict[tuple[int, int], list[int]] = {}
-    matches = list(store.matches(tournament, variant))
+    matches = store.results(tournament, variant)
     spread = uncertainty(matches, [v.id for v in order])
     stronger = {(a.id, b.id): spread.stronger(i, j) for i, a in enumerate(order) for j, b in enumerate(order)
                 if i != j and spread.enough}

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.tournament.ratings import Rating, environment, rate
-from arena.tournament.store import MatchRecord, Store
+from arena.tournament.ratings import history
+from arena.tournament.store import Store
 
 __all__ = ["Bar", "Bin", "Histogram", "BAR_WIDTH", "interval_bars", "histogram", "rating_history"]
 
 BAR_WIDTH: Final = 160
 """Width of an interval bar's SVG, in its own units."""
 HISTORY_POINTS: Final = 240
-"""A rating history has at most this many points (one every N matches)."""
+"""A rating history has at most this many points (one every 2^k matches)."""
 
 
 @dataclass(frozen=True)
@@ -97,16 +97,8 @@ def rating_history(store: Store, tournament: str, variant: str | None, versions:
     ranking accumulate, in schedule order, rated with the ranking's own environment: the
     last point is the table's rating.  ``{"x": matches rated, "series": [{"label",
     "values"}]}`` (``None`` before a version's first match)."""
-    matches: list[MatchRecord] = list(store.matches(tournament, variant))
-    env = environment(store, tournament, variant)
-    every = max(1, math.ceil(len(matches) / HISTORY_POINTS))
-    current: dict[int, Rating] = {}
-    xs: list[int] = []
-    values: list[list[float | None]] = [[] for _ in versions]
-    for start in range(0, len(matches), every):
-        current = rate(matches[start:start + every], current, env)
-        xs.append(min(start + every, len(matches)))
-        for k, version in enumerate(versions):
-            rating = current.get(version)
-            values[k].append(None if rating is None else round(rating.conservative, 3))
-    return {"x": xs, "series": [{"label": label, "values": v} for label, v in zip(labels, values)]}
+    points = history(store, tournament, variant, HISTORY_POINTS)
+    series = [[None if (r := rated.get(v)) is None else round(r.conservative, 3) for _, rated in points]
+              for v in versions]
+    return {"x": [n for n, _ in points],
+            "series": [{"label": label, "values": values} for label, values in zip(labels, series)]}

@@ -132,7 +132,7 @@ def scheduled(store: ReadOnlyStore, spec: dict[str, Any]) -> int | None:
 
 def _variants(store: ReadOnlyStore, name: str, spec: dict[str, Any]) -> list[str]:
     named = [str(plan["name"]) for plan in spec.get("variants", [])]
-    return named or sorted({m.variant for m in store.matches(name)})
+    return named or store.variants(name)
 
 
 def _leaders(store: ReadOnlyStore, name: str) -> list[str]:

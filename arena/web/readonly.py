@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.store import Store
+from arena.tournament.store import MatchRecord, Result, Store
 from arena.tournament.views import ResultsError
 
 __all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow"]
@@ -78,6 +78,21 @@ class ReadOnlyStore(Store):
                                "--db (or ARENA_DB) at one")
         super().__init__(path, read_only=True)
         self._memo = memo or RatingsMemo()
+        self._results: dict[tuple[str | None, str | None], list[Result]] = {}
+
+    def results(self, tournament: str | None = None, variant: str | None = None) -> list[Result]:
+        """As :meth:`Store.results`, read once per store: a page opens its own store and asks
+        for a ranking's matches from several views (the table, the heat map, the history),
+        which then all see the same matches."""
+        key = (tournament, variant)
+        if key not in self._results:
+            self._results[key] = super().results(tournament, variant)
+        return self._results[key]
+
+    def close(self) -> None:
+        """Close the database, and let go of the matches read."""
+        self._results.clear()
+        super().close()
 
     def played(self) -> dict[str, Played]:
         """Every competition with stored matches (leagues record no tournament row)."""
@@ -93,6 +108,13 @@ class ReadOnlyStore(Store):
             f" WHERE s.version IN ({marks}) ORDER BY m.tournament, m.seq, s.seat", tuple(versions))
         return [SeatRow(r["match"], r["tournament"], r["variant"], r["seat"], r["version"], r["placement"],
                         r["score"], r["faults"], r["decisions"], r["think_s"]) for r in rows]
+
+    def newest(self, count: int) -> list[MatchRecord]:
+        """The ``count`` matches that finished last (without their logs), in schedule order."""
+        rows = self._db.execute(
+            "SELECT id FROM (SELECT id, tournament, seq FROM matches ORDER BY finished DESC, id LIMIT ?)"
+            " ORDER BY tournament, seq", (count,)).fetchall()
+        return [self.match(r["id"], with_log=False) for r in rows]
 
     def faulted(self, tournament: str | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
         """(match id, faults) of every stored match with a fault, in schedule order."""
