@@ -499,8 +499,8 @@ def student_t(df: int) -> float:
 def truth_of(setup: Setup, bank: list[list[Row]], resamples: int) -> dict[str, Any]:
     """The long run's Bradley-Terry strengths (the truth), their intervals, and TrueSkill."""
     matches = records(setup, "truth", enumerate(bank))
-    wins, counts = comparisons(matches, versions(setup))
-    theta = fit_strengths(wins.sum(axis=0), counts.sum(axis=0))
+    wins, counts = comparisons(matches, versions(setup)).total()
+    theta = fit_strengths(wins, counts)
     spread = uncertainty(matches, versions(setup), resamples=resamples)
     began = time.perf_counter()
     env = fit_environment(matches)
@@ -509,7 +509,7 @@ def truth_of(setup: Setup, bank: list[list[Row]], resamples: int) -> dict[str, A
     points = rating_points(env.beta)
     n = len(setup.ladder)
     order = sorted(range(n), key=lambda i: -theta[i])
-    share = {f"{setup.ladder[i]}>{setup.ladder[j]}": float(wins[:, i, j].sum() / counts[:, i, j].sum())
+    share = {f"{setup.ladder[i]}>{setup.ladder[j]}": float(wins[i, j] / counts[i, j])
              for i in range(n) for j in range(i + 1, n)}
     return {
         "deal_groups": spread.groups, "matches": len(matches),
@@ -719,8 +719,8 @@ def run_rankings(args: argparse.Namespace, setup: Setup, report: dict[str, Any],
     for kind in ("duplicate", "independent"):
         _BANKS[kind], phases[kind] = play_bank(setup, kind, args.bank, args.workers, args.reuse)
     pooled = records(setup, "independent", enumerate(_BANKS["independent"]))
-    wins, counts = comparisons(pooled, versions(setup))
-    report["independent_pooled_theta"] = [float(x) for x in fit_strengths(wins.sum(axis=0), counts.sum(axis=0))]
+    pooled_theta = fit_strengths(*comparisons(pooled, versions(setup)).total())
+    report["independent_pooled_theta"] = [float(x) for x in pooled_theta]
 
     schemes = {"full": args.sizes, "rounds": args.round_sizes if setup.rounds else []}
     jobs = [(kind, scheme, size, k, args.resamples) for scheme, sizes in schemes.items()

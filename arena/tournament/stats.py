@@ -40,13 +40,14 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from arena.tournament.store import MatchRecord
+from arena.tournament.store import Outcome
 
 __all__ = [
     "LOGISTIC_TO_NORMAL",
     "ahead",
     "MIN_GROUPS",
     "SequentialTest",
+    "Comparisons",
     "Uncertainty",
     "comparisons",
     "confidence_sequence",
@@ -73,19 +74,54 @@ _TOLERANCE: Final = 1e-9
 Array = npt.NDArray[np.float64]
 
 
-def group_key(match: MatchRecord) -> tuple[object, ...]:
+def group_key(match: Outcome) -> tuple[object, ...]:
     """The matches dealt the same cards share this key; a match from a public seed is alone."""
     if match.deal is None:
         return ("match", match.id)
     return (match.variant, len(match.seats), match.deal)
 
 
-def comparisons(matches: Iterable[MatchRecord], versions: Sequence[int]) -> tuple[Array, Array]:
+@dataclass(frozen=True)
+class Comparisons:
     """Per deal group, the summed scores ``W[g, i, j]`` of ``versions[i]`` against
-    ``versions[j]`` and the number of comparisons ``N[g, i, j]``."""
+    ``versions[j]`` and the number of comparisons ``N[g, i, j]``, kept sparse: a ladder has
+    tens of thousands of groups and each touches a few of its versions, so the dense
+    arrays would take groups x versions^2 numbers (hundreds of megabytes at 30 bots)."""
+
+    groups: int
+    size: int
+    """The number of versions."""
+    group: npt.NDArray[np.intp]
+    """Each entry's group (entries sorted by cell, then group)."""
+    cell: npt.NDArray[np.intp]
+    """Each entry's ``i * size + j``."""
+    wins: Array
+    counts: Array
+
+    def weighted(self, weights: Array) -> tuple[Array, Array]:
+        """``W`` and ``N`` summed over the groups with each row of ``weights`` (shape
+        ``(k, groups)``): two arrays of shape ``(k, size, size)``."""
+        k, n = weights.shape[0], self.size
+        sums = np.zeros((2, k, n * n))
+        if self.cell.size:
+            cells, starts = np.unique(self.cell, return_index=True)
+            per_entry = weights[:, self.group]
+            sums[0][:, cells] = np.add.reduceat(per_entry * self.wins, starts, axis=1)
+            sums[1][:, cells] = np.add.reduceat(per_entry * self.counts, starts, axis=1)
+        return sums[0].reshape(k, n, n), sums[1].reshape(k, n, n)
+
+    def total(self) -> tuple[Array, Array]:
+        """``W`` and ``N`` summed over every group (shape ``(size, size)``)."""
+        wins, counts = self.weighted(np.ones((1, self.groups)))
+        return wins[0], counts[0]
+
+
+def comparisons(matches: Iterable[Outcome], versions: Sequence[int]) -> Comparisons:
+    """Every pair of seats of ``versions`` at a table, summed per deal group."""
     index = {v: k for k, v in enumerate(versions)}
     groups: dict[tuple[object, ...], int] = {}
-    rows: list[tuple[int, int, int, float]] = []
+    n = len(versions)
+    summed: dict[tuple[int, int], list[float]] = {}
     for match in matches:
         g = groups.setdefault(group_key(match), len(groups))
         seats = [(index[s.version], s.placement) for s in match.seats if s.version in index]
@@ -93,16 +129,14 @@ def comparisons(matches: Iterable[MatchRecord], versions: Sequence[int]) -> tupl
             for j, pj in seats[a + 1:]:
                 if i != j:
                     score = 1.0 if pi < pj else 0.5 if pi == pj else 0.0
-                    rows.append((g, i, j, score))
-    n = len(versions)
-    wins = np.zeros((max(len(groups), 1), n, n))
-    counts = np.zeros_like(wins)
-    for g, i, j, score in rows:
-        wins[g, i, j] += score
-        wins[g, j, i] += 1.0 - score
-        counts[g, i, j] += 1.0
-        counts[g, j, i] += 1.0
-    return wins, counts
+                    for cell, won in ((i * n + j, score), (j * n + i, 1.0 - score)):
+                        entry = summed.setdefault((cell, g), [0.0, 0.0])
+                        entry[0] += won
+                        entry[1] += 1.0
+    keys = sorted(summed)
+    return Comparisons(max(len(groups), 1), n, np.array([g for _, g in keys], dtype=np.intp),
+                       np.array([c for c, _ in keys], dtype=np.intp),
+                       np.array([summed[k][0] for k in keys]), np.array([summed[k][1] for k in keys]))
 
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
@@ -128,9 +162,11 @@ def fit_strengths(wins: Array, counts: Array) -> Array:
 
 
 RESAMPLES_AT_ONCE: Final = 100
-"""Resamples drawn and fitted together: a ladder's thousands of deal groups would otherwise
-take resamples x groups weights at once (tens of megabytes a page); drawn in turn, the
-resamples are the same ones."""
+"""Resamples fitted together."""
+WEIGHTS_AT_ONCE: Final = 1 << 20
+"""Their weights are drawn a few resamples at a time, so that no more numbers than this
+are held at once (resamples times the larger of groups and comparison entries): a ladder's
+tens of thousands of deal groups would otherwise take tens of megabytes a page."""
 
 
 @dataclass(frozen=True)
@@ -188,24 +224,27 @@ class Uncertainty:
         return int(low), int(high)
 
 
-def uncertainty(matches: Iterable[MatchRecord], versions: Sequence[int], *, resamples: int = 1000,
+def uncertainty(matches: Iterable[Outcome], versions: Sequence[int], *, resamples: int = 1000,
                 seed: int = 0, level: float = 0.95) -> Uncertainty:
     """Fit and bootstrap over deal groups (``seed`` makes the resampling reproducible), the
     spread stretched for statements at ``level`` (:func:`widening`)."""
     played = list(matches)
-    wins, counts = comparisons(played, versions)
-    groups = wins.shape[0]
+    compared = comparisons(played, versions)
+    groups = compared.groups
     if not played:
         return Uncertainty(tuple(versions), np.zeros(len(versions)), np.zeros((1, len(versions))), 0)
-    theta = fit_strengths(wins.sum(axis=0), counts.sum(axis=0))
+    theta = fit_strengths(*compared.total())
     rng = np.random.default_rng(seed)
-    n = len(versions)
-    flat_w, flat_n = wins.reshape(groups, n * n), counts.reshape(groups, n * n)
+    n, step = len(versions), max(1, WEIGHTS_AT_ONCE // max(compared.cell.size, groups))
+    share = np.full(groups, 1.0 / groups)
     fitted = []
-    for begin in range(0, resamples, RESAMPLES_AT_ONCE):  # the weights of all at once grow with the groups
+    for begin in range(0, resamples, RESAMPLES_AT_ONCE):
         size = min(RESAMPLES_AT_ONCE, resamples - begin)
-        weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=size).astype(float)
-        fitted.append(fit_strengths((weights @ flat_w).reshape(size, n, n), (weights @ flat_n).reshape(size, n, n)))
+        wins, counts = np.empty((size, n, n)), np.empty((size, n, n))
+        for part in range(0, size, step):  # the weights, drawn in turn, are the same ones
+            weights = rng.multinomial(groups, share, size=min(step, size - part)).astype(float)
+            wins[part:part + len(weights)], counts[part:part + len(weights)] = compared.weighted(weights)
+        fitted.append(fit_strengths(wins, counts))
     samples = np.concatenate(fitted)
     samples = theta + (samples - theta) * widening(groups, level)
     return Uncertainty(tuple(versions), theta, samples, groups)

@@ -60,14 +60,16 @@ def test_matches_dealt_the_same_cards_are_one_group() -> None:
              match(3, {1: 1, 2: 2}, 7, variant="schwimmen"), match(4, {1: 1, 2: 2}, None),
              match(5, {1: 1, 2: 2}, None)]
     assert len({group_key(m) for m in dealt}) == 5  # deal 7 of scat is shared; public seeds stand alone
-    wins, counts = comparisons(dealt, [1, 2, 3])
-    assert wins.shape == (5, 3, 3) and counts.sum() == 2 * 6  # each comparison counted both ways
+    compared = comparisons(dealt, [1, 2, 3])
+    wins, counts = compared.weighted(np.eye(5))  # each group alone
+    assert compared.groups == 5 and wins.shape == (5, 3, 3) and counts.sum() == 2 * 6  # counted both ways
     assert wins[0, 0, 1] == 1 and wins[0, 2, 0] == 1  # deal 7: 1 beat 2, 3 beat 1
+    assert np.array_equal(compared.total()[0], wins.sum(axis=0))
 
 
 def test_ties_count_half_both_ways() -> None:
-    wins, counts = comparisons([match(0, {1: 1, 2: 1}, 0)], [1, 2])
-    assert wins[0, 0, 1] == wins[0, 1, 0] == 0.5 and counts[0, 0, 1] == 1
+    wins, counts = comparisons([match(0, {1: 1, 2: 1}, 0)], [1, 2]).total()
+    assert wins[0, 1] == wins[1, 0] == 0.5 and counts[0, 1] == 1
 
 
 def test_a_clear_ladder_is_ordered_and_separated() -> None:
