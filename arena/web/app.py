@@ -51,6 +51,9 @@ __all__ = ["STATUS_URL", "create_app", "page_routes", "routes", "secured", "serv
 
 STATUS_URL: Final = "/api/status.json"
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+LISTED: Final = 2000
+"""The match list sends the matches that finished last, this many at most (a ladder's every
+match would make a page of megabytes)."""
 """What stops ``arena serve``: Ctrl+C, or ``kill`` by a service manager."""
 HEADERS: Final = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
@@ -71,13 +74,13 @@ class _Site:
         self.db = db
         self.memo = RatingsMemo()
         self.tables = Tables(db, play, seat_seconds)
-        self.rendered: PageCache[tuple[bytes, int]] = PageCache()
+        self.rendered: PageCache[tuple[bytes, int]] = PageCache(weight=lambda kept: len(kept[0]))
 
     def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
         """The endpoint that renders the page ``build`` makes for a request."""
 
         async def endpoint(request: Request) -> Response:
-            key = f"{request.url.path}?{request.url.query}"
+            key = request.url.path  # no page reads the query: a made-up one must not make a new page
             make = partial(self._build, build, request)
             # a kept page is answered from here; only a first rendering goes to a thread
             kept = self.rendered.kept(key, make)
@@ -142,7 +145,7 @@ def _bot(store: ReadOnlyStore, request: Request) -> pages.Page:
 def _match(store: ReadOnlyStore, request: Request) -> pages.Page:
     wanted = request.path_params["match"]
     if wanted.startswith("~"):
-        wanted = pages.find([m.id for m in store.matches()], wanted, "match")
+        wanted = pages.find(store.match_ids(), wanted, "match")
     return pages.match(store, wanted)
 
 
@@ -153,7 +156,7 @@ def routes(site: _Site) -> list[BaseRoute]:
         Route("/t/{name}/", site.page(_tournament)),
         Route("/t/{name}/v/{variant}/", site.page(_tournament)),
         Route("/b/{bot}/", site.page(_bot)),
-        Route("/matches/", site.page(lambda store, _: pages.matches(store))),
+        Route("/matches/", site.page(lambda store, _: pages.matches(store, newest=LISTED))),
         Route("/m/{match}/", site.page(_match)),
         Route(STATUS_URL, site.status),
         Route("/play/", site.page(site.tables.page)),

@@ -15,13 +15,14 @@ from arena.web.site import bot_page, match_page
 __all__ = ["match_rows", "match_view"]
 
 
-def match_rows(store: ReadOnlyStore, only: Collection[str] | None = None) -> list[dict[str, Any]]:
-    """One row per stored match (of the competitions ``only``), in schedule order, for the
-    list's filters: id, page, tournament, variant, seats (bot, label, placement, faults),
-    reason, rounds, finished."""
+def match_rows(store: ReadOnlyStore, only: Collection[str] | None = None,
+               newest: int | None = None) -> list[dict[str, Any]]:
+    """One row per stored match (of the competitions ``only``; the ``newest`` that finished
+    last), in schedule order, for the list's filters: id, page, tournament, variant, seats
+    (bot, label, placement, faults), reason, rounds, finished."""
     versions: dict[int, VersionRow] = {}
     rows = []
-    for match in store.matches():
+    for match in store.matches() if newest is None else store.newest(newest):
         if only is not None and match.tournament not in only:
             continue
         seats = []

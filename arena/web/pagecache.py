@@ -32,7 +32,10 @@ QUICK_S: Final = 0.05
 it past its moment (its visitor waits a moment and sees it fresh); a costlier one in the
 background."""
 SIZE: Final = 512
-"""Pages kept (the least recently rendered go first)."""
+"""Pages kept at most (the least recently rendered go first)."""
+BUDGET: Final = 64 << 20
+"""Their weight kept at most (bytes, as ``weight`` tells): a crawler walking every match
+page of a ladder must not fill the host's memory."""
 
 T = TypeVar("T")
 
@@ -49,11 +52,14 @@ class PageCache(Generic[T]):
     """Renders by key; serves what it keeps (thread-safe)."""
 
     def __init__(self, fresh_s: float = FRESH_S, size: int = SIZE, share: float = SHARE,
-                 quick_s: float = QUICK_S) -> None:
+                 quick_s: float = QUICK_S, weight: Callable[[T], int] = lambda _: 0, budget: int = BUDGET) -> None:
         self.fresh_s = fresh_s
         self.quick_s = quick_s
         self.size = size
         self.share = share
+        self.weight = weight
+        self.budget = budget
+        self._weighed = 0
         self._lock = threading.Lock()
         self._pages: OrderedDict[str, _Kept[T]] = OrderedDict()
         self._first: dict[str, threading.Lock] = {}
@@ -107,8 +113,10 @@ class PageCache(Generic[T]):
         page = render()
         cost = time.thread_time() - cpu
         with self._lock:
+            old = self._pages.pop(key, None)
+            self._weighed += self.weight(page) - (0 if old is None else self.weight(old.page))
             self._pages[key] = _Kept(page, time.monotonic() + max(self.fresh_s, cost / self.share), cost)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self.size:
-                self._pages.popitem(last=False)
+            while len(self._pages) > self.size or (self._weighed > self.budget and len(self._pages) > 1):
+                _, dropped = self._pages.popitem(last=False)
+                self._weighed -= self.weight(dropped.page)
         return page

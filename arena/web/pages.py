@@ -56,10 +56,12 @@ def bot(store: ReadOnlyStore, name: str, only: Collection[str] | None = None) ->
     return Page(site.bot_page(name), "bot.html", f"bot {name}", bot_view(store, name, only), "*")
 
 
-def matches(store: ReadOnlyStore, only: Collection[str] | None = None) -> Page:
-    """The match list with its filters (the matches of the competitions ``only``)."""
-    rows = match_rows(store, only)
-    return Page(site.matches_page(), "matches.html", "matches", {"rows": rows}, "*")
+def matches(store: ReadOnlyStore, only: Collection[str] | None = None, newest: int | None = None) -> Page:
+    """The match list with its filters (the matches of the competitions ``only``; the
+    ``newest`` only, where a server would otherwise send a ladder's every match)."""
+    rows = match_rows(store, only, newest)
+    stored = store.count() if only is None else sum(store.count(name) for name in only)
+    return Page(site.matches_page(), "matches.html", "matches", {"rows": rows, "stored": stored}, "*")
 
 
 def match(store: ReadOnlyStore, match_id: str) -> Page:

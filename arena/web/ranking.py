@@ -84,7 +84,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
     names = labels(s.version for s in ranked)
     bars = interval_bars([(s.rating.mu, s.interval) for s in ranked])
     lines = [Line(s, names[s.version.id], bar) for s, bar in zip(ranked, bars)]
-    table = crosstable(store, name, variant)
+    table = crosstable(store, name, variant, ranked)
     matrix = [[Cell(table.record(a.id, b.id) if a.id != b.id else None, table.stronger.get((a.id, b.id)))
                for b in table.versions] for a in table.versions]
     totals = [_total([c.record for c in row if c.record]) for row in matrix]

@@ -99,3 +99,16 @@ def test_the_least_recently_rendered_page_goes_first() -> None:
     assert kept.get("/m/1/", lambda: "c") == "c"
     kept.get("/m/2/", lambda: "d")  # a third page: the least recently rendered goes
     assert kept.get("/", lambda: "e") == "e"
+
+
+def test_pages_kept_weigh_no_more_than_the_budget() -> None:
+    """A crawler walking every match page of a ladder must not fill the host's memory."""
+    cache: PageCache[bytes] = PageCache(fresh_s=3600, weight=len, budget=10_000)
+    for n in range(100):
+        cache.get(f"/m/{n}/", lambda: b"x" * 1_000)
+    assert cache.kept("/m/99/", lambda: b"") is not None  # the newest stay
+    assert cache.kept("/m/0/", lambda: b"") is None
+    kept = [n for n in range(100) if cache.kept(f"/m/{n}/", lambda: b"") is not None]
+    assert 1_000 * len(kept) <= 10_000 and kept == list(range(100 - len(kept), 100))
+    cache.get("/big/", lambda: b"y" * 50_000)  # heavier than the budget alone: kept, alone
+    assert cache.kept("/big/", lambda: b"") is not None and cache.kept("/m/99/", lambda: b"") is None
