@@ -65,6 +65,11 @@ class PageCache(Generic[T]):
         self._first: dict[str, threading.Lock] = {}
         self._renewing: set[str] = set()
 
+    def __len__(self) -> int:
+        """The pages kept."""
+        with self._lock:
+            return len(self._pages)
+
     def kept(self, key: str, render: Callable[[], T]) -> T | None:
         """The page ``key`` if one is kept and may be served (a costly one past its moment is,
         while ``render`` renews it in the background), else None; never waits for a

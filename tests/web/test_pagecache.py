@@ -8,6 +8,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
+import trio
+from starlette.applications import Starlette
+from webtools import WebData
+
+from arena.web.app import _Site, routes
 from arena.web.pagecache import PageCache
 
 
@@ -112,3 +118,18 @@ def test_pages_kept_weigh_no_more_than_the_budget() -> None:
     assert 1_000 * len(kept) <= 10_000 and kept == list(range(100 - len(kept), 100))
     cache.get("/big/", lambda: b"y" * 50_000)  # heavier than the budget alone: kept, alone
     assert cache.kept("/big/", lambda: b"") is not None and cache.kept("/m/99/", lambda: b"") is None
+
+
+def test_a_made_up_query_is_the_same_page(web_data: WebData) -> None:
+    """Was a way to fill the server's memory: pages were kept by path and query, and no page
+    reads its query, so each made-up query kept another copy (a match list of megabytes)."""
+    site = _Site(web_data.db)
+
+    async def visit() -> set[str]:
+        transport = httpx.ASGITransport(app=Starlette(routes=routes(site)))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            bodies = {(await client.get(f"/matches/?junk={n}")).text for n in range(20)}
+            assert (await client.get("/matches/")).status_code == 200
+            return bodies
+
+    assert len(trio.run(visit)) == 1 and len(site.rendered) == 1
