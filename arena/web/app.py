@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Final, cast
+from urllib.parse import urlencode
 
 import trio
 from hypercorn.config import Config
@@ -36,14 +37,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
-from arena.tournament.views import variants_played
+from arena.tournament.views import ResultsError, variants_played
 from arena.web import pages
 from arena.web.botpage import bot_names
 from arena.web.hosts import KnownHosts
+from arena.web.matchpage import choices
 from arena.web.overview import status
 from arena.web.pagecache import PageCache
 from arena.web.play import LONGEST_S, SOCKET_URL, Tables
-from arena.web.readonly import RatingsMemo, ReadOnlyStore
+from arena.web.readonly import RatingsMemo, ReadOnlyStore, Wanted
 from arena.web.render import CONTENT_SECURITY_POLICY, render
 from arena.web.site import STATIC_DIR
 
@@ -51,10 +53,9 @@ __all__ = ["STATUS_URL", "create_app", "page_routes", "routes", "secured", "serv
 
 STATUS_URL: Final = "/api/status.json"
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
-LISTED: Final = 2000
-"""The match list sends the matches that finished last, this many at most (a ladder's every
-match would make a page of megabytes)."""
 """What stops ``arena serve``: Ctrl+C, or ``kill`` by a service manager."""
+FILTERS: Final = ("t", "v", "bot", "result", "page")
+"""The match list's query: the only one a page reads."""
 HEADERS: Final = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -80,7 +81,9 @@ class _Site:
         """The endpoint that renders the page ``build`` makes for a request."""
 
         async def endpoint(request: Request) -> Response:
-            key = request.url.path  # no page reads the query: a made-up one must not make a new page
+            # only the match list reads a query, and only its filters: a made-up one is the same page
+            asked = sorted((k, v) for k, v in request.query_params.items() if k in FILTERS and v)
+            key = request.url.path + (f"?{urlencode(asked)}" if asked else "")
             make = partial(self._build, build, request)
             # a kept page is answered from here; only a first rendering goes to a thread
             kept = self.rendered.kept(key, make)
@@ -142,6 +145,20 @@ def _bot(store: ReadOnlyStore, request: Request) -> pages.Page:
     return pages.bot(store, pages.find(bot_names(store), request.path_params["bot"], "bot"))
 
 
+def _matches(store: ReadOnlyStore, request: Request) -> pages.Page:
+    asked = request.query_params
+    offered = choices(store)
+    offered["result"] = ["won", "lost", "faults"]
+    for name, values in offered.items():
+        if asked.get(name) and asked[name] not in values:
+            raise ResultsError(f"no {name} {asked[name]!r} in the match list's filters")
+    page = asked.get("page") or "1"
+    if not page.isdigit() or not 1 <= int(page) <= 1_000_000:
+        raise ResultsError(f"no page {page!r} of the match list")
+    wanted = Wanted(*(asked.get(name) or None for name in ("t", "v", "bot", "result")))
+    return pages.listed(store, wanted, int(page))
+
+
 def _match(store: ReadOnlyStore, request: Request) -> pages.Page:
     wanted = request.path_params["match"]
     if wanted.startswith("~"):
@@ -156,7 +173,7 @@ def routes(site: _Site) -> list[BaseRoute]:
         Route("/t/{name}/", site.page(_tournament)),
         Route("/t/{name}/v/{variant}/", site.page(_tournament)),
         Route("/b/{bot}/", site.page(_bot)),
-        Route("/matches/", site.page(lambda store, _: pages.matches(store, newest=LISTED))),
+        Route("/matches/", site.page(_matches)),
         Route("/m/{match}/", site.page(_match)),
         Route(STATUS_URL, site.status),
         Route("/play/", site.page(site.tables.page)),

@@ -15,12 +15,12 @@ from typing import Any
 from arena.tournament.views import ResultsError
 from arena.web import site
 from arena.web.botpage import bot_names, bot_view
-from arena.web.matchpage import match_rows, match_view
+from arena.web.matchpage import listing, match_rows, match_view
 from arena.web.overview import competitions
 from arena.web.ranking import tournament_view
-from arena.web.readonly import ReadOnlyStore
+from arena.web.readonly import ReadOnlyStore, Wanted
 
-__all__ = ["Page", "bot", "index", "match", "matches", "tournament"]
+__all__ = ["Page", "bot", "index", "listed", "match", "matches", "tournament"]
 
 
 @dataclass(frozen=True)
@@ -56,12 +56,17 @@ def bot(store: ReadOnlyStore, name: str, only: Collection[str] | None = None) ->
     return Page(site.bot_page(name), "bot.html", f"bot {name}", bot_view(store, name, only), "*")
 
 
-def matches(store: ReadOnlyStore, only: Collection[str] | None = None, newest: int | None = None) -> Page:
-    """The match list with its filters (the matches of the competitions ``only``; the
-    ``newest`` only, where a server would otherwise send a ladder's every match)."""
-    rows = match_rows(store, only, newest)
-    stored = store.count() if only is None else sum(store.count(name) for name in only)
-    return Page(site.matches_page(), "matches.html", "matches", {"rows": rows, "stored": stored}, "*")
+def matches(store: ReadOnlyStore, only: Collection[str] | None = None) -> Page:
+    """The report's match list: every match (of the competitions ``only``), filtered in
+    the browser."""
+    return Page(site.matches_page(), "matches.html", "matches", {"rows": match_rows(store, only), "listing": None},
+                "*")
+
+
+def listed(store: ReadOnlyStore, wanted: Wanted, page: int = 1) -> Page:
+    """The server's match list: one page of the matches ``wanted`` keeps, newest first."""
+    listed = listing(store, wanted, page)
+    return Page(site.matches_page(), "matches.html", "matches", {"rows": listed["rows"], "listing": listed}, "*")
 
 
 def match(store: ReadOnlyStore, match_id: str) -> Page:

@@ -22,7 +22,7 @@ from typing import Any
 from arena.tournament.store import MatchRecord, Result, Store
 from arena.tournament.views import ResultsError
 
-__all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow"]
+__all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow", "Wanted"]
 
 Cached = tuple[dict[int, tuple[float, float, int]], int, tuple[float, float] | None]
 
@@ -68,6 +68,18 @@ class SeatRow:
     think_s: float
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """The match list's filters: a competition, a variant, a bot, and a result of the bot's
+    (``won``: it placed first; ``lost``: it did not; ``faults``: it had faults; without a
+    bot, of any seat)."""
+
+    tournament: str | None = None
+    variant: str | None = None
+    bot: str | None = None
+    result: str | None = None
+
+
 class ReadOnlyStore(Store):
     """A :class:`Store` that cannot write: SQLite opened with ``mode=ro``; ratings the
     views recompute go to a :class:`RatingsMemo`."""
@@ -109,12 +121,29 @@ class ReadOnlyStore(Store):
         return [SeatRow(r["match"], r["tournament"], r["variant"], r["seat"], r["version"], r["placement"],
                         r["score"], r["faults"], r["decisions"], r["think_s"]) for r in rows]
 
-    def newest(self, count: int) -> list[MatchRecord]:
-        """The ``count`` matches that finished last (without their logs), in schedule order."""
-        rows = self._db.execute(
-            "SELECT id FROM (SELECT id, tournament, seq FROM matches ORDER BY finished DESC, id LIMIT ?)"
-            " ORDER BY tournament, seq", (count,)).fetchall()
-        return [self.match(r["id"], with_log=False) for r in rows]
+    def listed(self, wanted: Wanted, offset: int, count: int) -> tuple[int, list[MatchRecord]]:
+        """How many stored matches ``wanted`` keeps, and ``count`` of them from ``offset``,
+        the newest first (without their logs)."""
+        mine = "SELECT 1 FROM seats s JOIN versions v ON v.id = s.version WHERE s.match = m.id"
+        where, args = ["(? IS NULL OR m.tournament = ?)", "(? IS NULL OR m.variant = ?)"], \
+            [wanted.tournament, wanted.tournament, wanted.variant, wanted.variant]
+        if wanted.bot is not None:
+            mine += " AND v.bot = ?"
+        bot = [] if wanted.bot is None else [wanted.bot]
+        if wanted.result == "won" or (wanted.result == "lost" and wanted.bot is not None):
+            where.append(f"{'NOT ' if wanted.result == 'lost' else ''}EXISTS ({mine} AND s.placement = 1)")
+            args += bot
+        if wanted.result == "faults":
+            where.append(f"EXISTS ({mine} AND s.faults > 0)")
+            args += bot
+        elif wanted.bot is not None:
+            where.append(f"EXISTS ({mine})")
+            args += bot
+        clause = " AND ".join(where)
+        total = self._db.execute(f"SELECT COUNT(*) FROM matches m WHERE {clause}", args).fetchone()[0]
+        rows = self._db.execute(f"SELECT m.id FROM matches m WHERE {clause} ORDER BY m.finished DESC, m.rowid DESC"
+                                " LIMIT ? OFFSET ?", [*args, count, offset]).fetchall()
+        return int(total), [self.match(r["id"], with_log=False) for r in rows]
 
     def faulted(self, tournament: str | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
         """(match id, faults) of every stored match with a fault, in schedule order."""

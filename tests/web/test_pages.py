@@ -97,9 +97,12 @@ def test_the_match_list_filters_by_bot_variant_and_result(tab: Watched, server: 
     page = tab.page
     page.goto(server.url + "/matches/?bot=crasher&result=faults")
     assert int(page.inner_text("#match-count")) == faulted == page.locator("#match-list tbody tr").count() > 0
+    assert page.locator("select[name=bot]").input_value() == "crasher"  # the form shows what it lists
     page.select_option("select[name=bot]", "heuristic")
     page.select_option("select[name=result]", "won")
     page.select_option("select[name=v]", "skat")
+    with page.expect_navigation():
+        page.click("#match-filters button[type=submit]")
     assert int(page.inner_text("#match-count")) == skat_wins
     assert "bot=heuristic" in page.url and "v=skat" in page.url and "result=won" in page.url
     assert_clean(tab)

@@ -1,6 +1,7 @@
 /* The match list: filters by competition, variant, bot and result, kept in the page's query
  * string (?t=demo&bot=heuristic&result=won) so a filtered list can be linked to, on the
- * server and in a static report alike. */
+ * server and in a static report alike.  The server filters itself (its form is a plain
+ * one, sent with its button); a report's list carries every match and is filtered here. */
 "use strict";
 
 Arena.init.push(function matchList() {

@@ -1,0 +1,90 @@
+"""The server's match list is filtered, counted and paged by the database: a ladder stores
+too many matches to send (31,665 made a page of 16 MB).  Its filters mean what the
+report's list, filtered in the browser, means."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from pathlib import Path
+
+import pytest
+from webtools import start_server, stop_server
+
+from arena.tournament.store import MatchRecord, SeatRecord, Store
+from arena.web.matchpage import LISTED
+from arena.web.readonly import ReadOnlyStore, Wanted
+
+BOTS = ("ann", "bob", "cy")
+MATCHES = 2 * LISTED + 37
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("list") / "arena.db"
+    rng = random.Random(8)
+    with Store(path) as store:
+        versions = [store.register(name, f"{i:02x}" * 32, f"{name}@1", None, {}).id for i, name in enumerate(BOTS)]
+        for n in range(MATCHES):
+            seated = rng.sample(versions, rng.choice((2, 3)))
+            places = rng.sample(range(1, len(seated) + 1), len(seated))
+            store.record(MatchRecord(
+                id=f"m-{n:04d}", tournament=rng.choice(("cup", "ladder")), seq=n, variant=rng.choice(("scat", "skat")),
+                options={}, seed=n, reason="test", rounds=1, decisions=1, finished=1e9 + rng.random() * 1e6,
+                seats=tuple(SeatRecord(v, p, 0.0, faults=int(rng.random() < 0.2)) for v, p in zip(seated, places))))
+    return path
+
+
+def keeps(match: MatchRecord, wanted: Wanted, bots: dict[int, str]) -> bool:
+    """The report's filter (matches.js), as the reference."""
+    if wanted.tournament and match.tournament != wanted.tournament:
+        return False
+    if wanted.variant and match.variant != wanted.variant:
+        return False
+    mine = [s for s in match.seats if not wanted.bot or bots[s.version] == wanted.bot]
+    if wanted.bot and not mine:
+        return False
+    if wanted.result == "won":
+        return any(s.placement == 1 for s in mine)
+    if wanted.result == "lost":
+        return all(s.placement != 1 for s in mine) if wanted.bot else True
+    if wanted.result == "faults":
+        return any(s.faults > 0 for s in mine)
+    return True
+
+
+def test_every_filter_keeps_what_the_reports_list_keeps_newest_first_page_by_page(db: Path) -> None:
+    with ReadOnlyStore(db) as store:
+        bots = {v.id: v.bot for name in BOTS for v in store.versions(name)}
+        every = sorted(store.matches(), key=lambda m: -m.finished)
+        for t, v, bot, result in itertools.product((None, "cup"), (None, "skat"), (None, *BOTS),
+                                                   (None, "won", "lost", "faults")):
+            wanted = Wanted(t, v, bot, result)
+            expected = [m.id for m in every if keeps(m, wanted, bots)]
+            found: list[str] = []
+            for page in itertools.count():
+                total, listed = store.listed(wanted, page * LISTED, LISTED)
+                assert total == len(expected) and len(listed) <= LISTED
+                found += [m.id for m in listed]
+                if len(listed) < LISTED:
+                    break
+            assert found == expected, wanted
+
+
+def test_the_server_pages_the_list_and_refuses_filters_it_does_not_offer(db: Path) -> None:
+    server = start_server(db)
+    try:
+        status, _, body = server.get("/matches/?page=2&bot=&junk=1")
+        assert status == 200
+        text = body.decode()
+        assert f'<span id="match-count">{MATCHES}</span>' in text and "page 2 of 3" in text
+        assert len(re.findall(r"<tr data-match=", text)) == LISTED
+        assert 'rel="prev" href="/matches/?page=1"' in text and 'rel="next" href="/matches/?page=3"' in text
+        status, _, body = server.get("/matches/?page=3")
+        assert status == 200 and 'rel="next"' not in body.decode()
+        for wrong in ("bot=nobody", "result=maybe", "v=%3Cscript%3E", "page=0", "page=x", "t=nowhere", "page=4"):
+            status, _, body = server.get(f"/matches/?{wrong}")
+            assert status == 404 and b"<script>" not in body, wrong
+    finally:
+        stop_server(server)
