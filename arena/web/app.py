@@ -99,7 +99,8 @@ class _Site:
                 seen = _seen(store, page.watch)
                 return render(page, relative=False, live=STATUS_URL, seen=seen).encode(), 200
         except ArenaError as error:
-            return _problem_html(404, str(error)).encode(), 404
+            told = str(error).replace(str(self.db.resolve()), self.db.name).replace(str(self.db), self.db.name)
+            return _problem_html(404, told).encode(), 404  # the database's name, not where it lies
 
     async def status(self, request: Request) -> Response:
         """The small JSON the live pages poll."""

@@ -31,7 +31,9 @@ class VersionView:
     manifest_text: str
     created: str
     withdrawn: str | None
-    path: str | None
+    registered: bool
+    """Run from the arena's registry copy (else from an installed package); where the copy
+    lies on the operator's machine is no visitor's business."""
 
 
 @dataclass
@@ -69,7 +71,7 @@ def bot_view(store: ReadOnlyStore, bot: str, only: Collection[str] | None = None
     if not rows:
         raise ResultsError(f"no bot {bot!r} in {store.path}")
     versions = [VersionView(v.id, v.hash, v.label, v.manifest, json.dumps(v.manifest, indent=2, ensure_ascii=False),
-                            when(v.created), None if v.withdrawn is None else when(v.withdrawn), v.path)
+                            when(v.created), None if v.withdrawn is None else when(v.withdrawn), v.path is not None)
                 for v in reversed(rows)]
     short = {v.id: v.hash[:8] for v in rows}
     seats = [s for s in store.seats_of([v.id for v in rows]) if only is None or s.tournament in only]

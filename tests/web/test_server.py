@@ -137,3 +137,13 @@ def test_serve_says_when_its_port_is_taken(web_data: WebData) -> None:
         result = arena("serve", "--db", web_data.db, "--port", str(taken.getsockname()[1]), timeout=60)
     assert result.returncode == 2 and "cannot listen on 127.0.0.1" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_no_page_shows_a_path_of_the_operators_machine(server: Server, web_data: WebData) -> None:
+    """Was a leak: a bot's page showed its registry copy's absolute path, and a page not
+    found named the database's path, to whoever opened them (on a host, to the world)."""
+    folder = str(web_data.folder.resolve()).encode()
+    for path in ("/", "/b/heuristic/", "/b/hostile/", "/t/webtest/", "/t/nowhere/", "/b/nobody/", "/m/nothing/",
+                 "/t/webtest/v/nowhere/", "/matches/", "/matches/?bot=nobody"):
+        _, _, body = server.get(path)
+        assert folder not in body, path
