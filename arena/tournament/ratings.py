@@ -117,7 +117,7 @@ DEFAULT: Final = Environment(BETA, 0.10)
 """Before any match is known (the league's pairing, an empty ranking)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rating:
     """A bot version's skill estimate and how many matches it rests on."""
 
@@ -301,13 +301,25 @@ class _Journal:
         return rate(matches[done:], current, self.env)
 
 
-_JOURNALS: Final[_Remembered[_Journal]] = _Remembered(size=64)
+_JOURNALS: Final[OrderedDict[bytes, _Journal]] = OrderedDict()
+JOURNALS: Final = 64
+"""Rankings with a journal kept (the least recently read go first)."""
+_JOURNALS_LOCK: Final = threading.Lock()
 
 
 def _journal(store: Store, key: str, env: Environment) -> _Journal:
-    """The journal of ranking ``key`` of ``store``'s database, new if its environment changed."""
-    name = f"{store.path.resolve()}\0{key}\0{env!r}".encode()
-    return _JOURNALS.get(hashlib.blake2b(name, digest_size=20).digest(), lambda: _Journal(env))
+    """The journal of ranking ``key`` of ``store``'s database; a new one where the ranking's
+    environment changed (it is fitted to the first :data:`FIT_MATCHES` matches, so it
+    changes while a ranking is young, and rarely after)."""
+    name = hashlib.blake2b(f"{store.path.resolve()}\0{key}".encode(), digest_size=20).digest()
+    with _JOURNALS_LOCK:  # two pages of one ranking at once share one journal
+        journal = _JOURNALS.get(name)
+        if journal is None or journal.env != env:
+            journal = _JOURNALS[name] = _Journal(env)
+        _JOURNALS.move_to_end(name)
+        while len(_JOURNALS) > JOURNALS:
+            _JOURNALS.popitem(last=False)
+        return journal
 
 
 def scope(tournament: str, variant: str | None = None) -> str:

@@ -97,6 +97,9 @@ class Comparisons:
     """Each entry's ``i * size + j``."""
     wins: Array
     counts: Array
+    cells: npt.NDArray[np.intp]
+    """The cells with entries, and where each one's entries start (``starts``)."""
+    starts: npt.NDArray[np.intp]
 
     def weighted(self, weights: Array) -> tuple[Array, Array]:
         """``W`` and ``N`` summed over the groups with each row of ``weights`` (shape
@@ -104,10 +107,9 @@ class Comparisons:
         k, n = weights.shape[0], self.size
         sums = np.zeros((2, k, n * n))
         if self.cell.size:
-            cells, starts = np.unique(self.cell, return_index=True)
             per_entry = weights[:, self.group]
-            sums[0][:, cells] = np.add.reduceat(per_entry * self.wins, starts, axis=1)
-            sums[1][:, cells] = np.add.reduceat(per_entry * self.counts, starts, axis=1)
+            sums[0][:, self.cells] = np.add.reduceat(per_entry * self.wins, self.starts, axis=1)
+            sums[1][:, self.cells] = np.add.reduceat(per_entry * self.counts, self.starts, axis=1)
         return sums[0].reshape(k, n, n), sums[1].reshape(k, n, n)
 
     def total(self) -> tuple[Array, Array]:
@@ -134,9 +136,11 @@ def comparisons(matches: Iterable[Outcome], versions: Sequence[int]) -> Comparis
                         entry[0] += won
                         entry[1] += 1.0
     keys = sorted(summed)
-    return Comparisons(max(len(groups), 1), n, np.array([g for _, g in keys], dtype=np.intp),
-                       np.array([c for c, _ in keys], dtype=np.intp),
-                       np.array([summed[k][0] for k in keys]), np.array([summed[k][1] for k in keys]))
+    by_cell = np.array([c for c, _ in keys], dtype=np.intp)
+    cells, starts = np.unique(by_cell, return_index=True)
+    return Comparisons(max(len(groups), 1), n, np.array([g for _, g in keys], dtype=np.intp), by_cell,
+                       np.array([summed[k][0] for k in keys]), np.array([summed[k][1] for k in keys]),
+                       cells.astype(np.intp), starts.astype(np.intp))
 
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
@@ -164,9 +168,9 @@ def fit_strengths(wins: Array, counts: Array) -> Array:
 RESAMPLES_AT_ONCE: Final = 100
 """Resamples fitted together."""
 WEIGHTS_AT_ONCE: Final = 1 << 20
-"""Their weights are drawn a few resamples at a time, so that no more numbers than this
-are held at once (resamples times the larger of groups and comparison entries): a ladder's
-tens of thousands of deal groups would otherwise take tens of megabytes a page."""
+"""Their weights are drawn a few resamples at a time, each batch's resamples times the larger
+of groups and comparison entries at most this (a few such arrays are held at once, some
+tens of MiB): a ladder's tens of thousands of deal groups would otherwise take hundreds."""
 
 
 @dataclass(frozen=True)

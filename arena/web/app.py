@@ -17,6 +17,7 @@ template, so a new page (a table where a person plays the bots, say) is a route 
 from __future__ import annotations
 
 import html
+import re
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
@@ -75,14 +76,16 @@ class _Site:
         self.db = db
         self.memo = RatingsMemo()
         self.tables = Tables(db, play, seat_seconds)
-        self.rendered: PageCache[tuple[bytes, int]] = PageCache(weight=lambda kept: len(kept[0]))
+        # a page not found is not kept: made-up addresses must not push out the pages kept
+        self.rendered: PageCache[tuple[bytes, int]] = PageCache(weight=lambda kept: len(kept[0]),
+                                                               keep=lambda kept: kept[1] == 200)
 
-    def page(self, build: Builder) -> Callable[[Request], Awaitable[Response]]:
-        """The endpoint that renders the page ``build`` makes for a request."""
+    def page(self, build: Builder, reads: Sequence[str] = ()) -> Callable[[Request], Awaitable[Response]]:
+        """The endpoint that renders the page ``build`` makes for a request (which reads the
+        query's ``reads`` alone: any other query is the same page)."""
 
         async def endpoint(request: Request) -> Response:
-            # only the match list reads a query, and only its filters: a made-up one is the same page
-            asked = sorted((k, v) for k, v in request.query_params.items() if k in FILTERS and v)
+            asked = sorted((k, v) for k, v in request.query_params.items() if k in reads and v)
             key = request.url.path + (f"?{urlencode(asked)}" if asked else "")
             make = partial(self._build, build, request)
             # a kept page is answered from here; only a first rendering goes to a thread
@@ -99,8 +102,7 @@ class _Site:
                 seen = _seen(store, page.watch)
                 return render(page, relative=False, live=STATUS_URL, seen=seen).encode(), 200
         except ArenaError as error:
-            told = str(error).replace(str(self.db.resolve()), self.db.name).replace(str(self.db), self.db.name)
-            return _problem_html(404, told).encode(), 404  # the database's name, not where it lies
+            return _problem_html(404, self.told(error)).encode(), 404
 
     async def status(self, request: Request) -> Response:
         """The small JSON the live pages poll."""
@@ -112,7 +114,11 @@ class _Site:
         try:
             return JSONResponse(await run_in_threadpool(read), headers={"cache-control": "no-store"})
         except ArenaError as error:
-            return JSONResponse({"error": str(error)}, status_code=503)
+            return JSONResponse({"error": self.told(error)}, status_code=503)
+
+    def told(self, error: ArenaError) -> str:
+        """``error``'s message for a visitor: the database named, not where it lies."""
+        return str(error).replace(str(self.db.resolve()), self.db.name).replace(str(self.db), self.db.name)
 
 
 def _seen(store: ReadOnlyStore, watch: str | None) -> str:
@@ -148,16 +154,15 @@ def _bot(store: ReadOnlyStore, request: Request) -> pages.Page:
 
 def _matches(store: ReadOnlyStore, request: Request) -> pages.Page:
     asked = request.query_params
-    offered = choices(store)
-    offered["result"] = ["won", "lost", "faults"]
+    offered = {**choices(store), "result": ["won", "lost", "faults"]}
     for name, values in offered.items():
         if asked.get(name) and asked[name] not in values:
             raise ResultsError(f"no {name} {asked[name]!r} in the match list's filters")
     page = asked.get("page") or "1"
-    if not page.isdigit() or not 1 <= int(page) <= 1_000_000:
+    if not re.fullmatch(r"[1-9][0-9]{0,6}", page):
         raise ResultsError(f"no page {page!r} of the match list")
     wanted = Wanted(*(asked.get(name) or None for name in ("t", "v", "bot", "result")))
-    return pages.listed(store, wanted, int(page))
+    return pages.listed(store, wanted, int(page), offered)
 
 
 def _match(store: ReadOnlyStore, request: Request) -> pages.Page:
@@ -174,7 +179,7 @@ def routes(site: _Site) -> list[BaseRoute]:
         Route("/t/{name}/", site.page(_tournament)),
         Route("/t/{name}/v/{variant}/", site.page(_tournament)),
         Route("/b/{bot}/", site.page(_bot)),
-        Route("/matches/", site.page(_matches)),
+        Route("/matches/", site.page(_matches, FILTERS)),
         Route("/m/{match}/", site.page(_match)),
         Route(STATUS_URL, site.status),
         Route("/play/", site.page(site.tables.page)),

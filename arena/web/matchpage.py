@@ -28,18 +28,19 @@ def match_rows(store: ReadOnlyStore, only: Collection[str] | None = None) -> lis
             if only is None or match.tournament in only]
 
 
-def listing(store: ReadOnlyStore, wanted: Wanted, page: int) -> dict[str, Any]:
+def listing(store: ReadOnlyStore, wanted: Wanted, page: int,
+            offered: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """The server's list: page ``page`` (from 1) of the stored matches ``wanted`` keeps, the
     newest first, filtered and counted by the database (a ladder stores too many to send).
     ``rows`` as :func:`match_rows`, ``total``, ``page``, ``pages``, ``wanted`` and the
-    ``choices`` of each filter."""
+    ``choices`` of each filter (``offered``, or read)."""
     total, found = store.listed(wanted, (page - 1) * LISTED, LISTED)
     pages = max(1, -(-total // LISTED))
     if page > pages:
         raise ResultsError(f"no page {page} of the match list: it has {pages}")
     versions: dict[int, VersionRow] = {}
     return {"rows": [_row(store, match, versions) for match in found], "total": total, "page": page,
-            "pages": pages, "wanted": wanted, "choices": choices(store)}
+            "pages": pages, "wanted": wanted, "choices": offered or choices(store)}
 
 
 def choices(store: ReadOnlyStore) -> dict[str, list[str]]:

@@ -52,13 +52,15 @@ class PageCache(Generic[T]):
     """Renders by key; serves what it keeps (thread-safe)."""
 
     def __init__(self, fresh_s: float = FRESH_S, size: int = SIZE, share: float = SHARE,
-                 quick_s: float = QUICK_S, weight: Callable[[T], int] = lambda _: 0, budget: int = BUDGET) -> None:
+                 quick_s: float = QUICK_S, weight: Callable[[T], int] = lambda _: 0, budget: int = BUDGET,
+                 keep: Callable[[T], bool] = lambda _: True) -> None:
         self.fresh_s = fresh_s
         self.quick_s = quick_s
         self.size = size
         self.share = share
         self.weight = weight
         self.budget = budget
+        self.keep = keep
         self._weighed = 0
         self._lock = threading.Lock()
         self._pages: OrderedDict[str, _Kept[T]] = OrderedDict()
@@ -119,6 +121,9 @@ class PageCache(Generic[T]):
         cost = time.thread_time() - cpu
         with self._lock:
             old = self._pages.pop(key, None)
+            if not self.keep(page):  # rendered for its request alone, and what was kept is gone
+                self._weighed -= 0 if old is None else self.weight(old.page)
+                return page
             self._weighed += self.weight(page) - (0 if old is None else self.weight(old.page))
             self._pages[key] = _Kept(page, time.monotonic() + max(self.fresh_s, cost / self.share), cost)
             while len(self._pages) > self.size or (self._weighed > self.budget and len(self._pages) > 1):

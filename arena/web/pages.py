@@ -63,10 +63,11 @@ def matches(store: ReadOnlyStore, only: Collection[str] | None = None) -> Page:
                 "*")
 
 
-def listed(store: ReadOnlyStore, wanted: Wanted, page: int = 1) -> Page:
-    """The server's match list: one page of the matches ``wanted`` keeps, newest first."""
-    listed = listing(store, wanted, page)
-    return Page(site.matches_page(), "matches.html", "matches", {"rows": listed["rows"], "listing": listed}, "*")
+def listed(store: ReadOnlyStore, wanted: Wanted, page: int = 1, offered: dict[str, list[str]] | None = None) -> Page:
+    """The server's match list: one page of the matches ``wanted`` keeps, newest first
+    (``offered``: each filter's choices, where the caller has them)."""
+    found = listing(store, wanted, page, offered)
+    return Page(site.matches_page(), "matches.html", "matches", {"rows": found["rows"], "listing": found}, "*")
 
 
 def match(store: ReadOnlyStore, match_id: str) -> Page:

@@ -130,6 +130,10 @@ def test_a_made_up_query_is_the_same_page(web_data: WebData) -> None:
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             bodies = {(await client.get(f"/matches/?junk={n}")).text for n in range(20)}
             assert (await client.get("/matches/")).status_code == 200
+            for n in range(20):  # the list's own filters mean nothing to another page
+                assert (await client.get(f"/?t={n}&page={n}")).status_code == 200
+            for wrong in ("page=%C2%B2", "page=0", "page=" + "9" * 5000, "bot=nobody"):  # not found, and not kept
+                assert (await client.get(f"/matches/?{wrong}")).status_code == 404, wrong
             return bodies
 
-    assert len(trio.run(visit)) == 1 and len(site.rendered) == 1
+    assert len(trio.run(visit)) == 1 and len(site.rendered) == 2
