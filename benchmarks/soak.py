@@ -16,7 +16,10 @@ Then it stops the host as an operator would (SIGTERM, as systemd does) and looks
 a grace of ``--grace-s``, for what the run left: processes started meanwhile that name the
 arena, bubblewrap or the run's folder; bot control groups (``arena-bot-*`` under
 /sys/fs/cgroup); scratch folders (``arena-bot-*`` in the temporary folder); mounts that
-were not there before; bot folders under ``/proc`` views.
+were not there before.  Groups and folders are named after the process that made them
+(``arena-bot-PID-...``), and every second the run notes the host's processes, so what
+another arena on the machine left (a test suite run meanwhile) is told apart from the
+run's own: only the run's own count.
 
 Targets (issue "a ladder that never stops"): memory growth under 10% from the sample at
 ten minutes to the end, for the host and the coordinator; nothing left behind.
@@ -81,6 +84,18 @@ def command(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def note_processes(host: int, ours: set[int], stop: threading.Event) -> None:
+    """Every second until ``stop``, add the host's processes to ``ours``."""
+    while not stop.wait(1.0):
+        ours.update(descendants(host, children()))
+
+
+def maker(name: str) -> int:
+    """The process named in ``.../arena-bot-PID-...`` (0 for another name)."""
+    found = re.search(r"arena-bot-(\d+)-", name)
+    return int(found.group(1)) if found else 0
 
 
 def rss_kib(pid: int) -> int:
@@ -161,6 +176,9 @@ def main() -> int:
     stop = threading.Event()
     crowd = visitors(url, args.rate, stop, latencies, errors)
     samples: list[list[float]] = []  # minute, matches, MiB x 3, workers, files x 2, views, failed views
+    ours: set[int] = {host.pid}  # every process seen under the host
+    noting = threading.Thread(target=note_processes, args=(host.pid, ours, stop), daemon=True)
+    noting.start()
     begun = time.monotonic()
     try:
         while True:
@@ -182,7 +200,7 @@ def main() -> int:
         print(f"ended early, at minute {(time.monotonic() - begun) / 60:.1f}", flush=True)
     finally:
         stop.set()
-        for thread in crowd:
+        for thread in [*crowd, noting]:
             thread.join(timeout=60)
         host.send_signal(signal.SIGTERM)
         try:
@@ -192,12 +210,13 @@ def main() -> int:
             print("the host did not stop on SIGTERM within 120 s: killed", flush=True)
         log.close()
     time.sleep(args.grace_s)
-    left = [f"{p}: {command(p)[:160]}" for p in sorted({int(p.name) for p in Path("/proc").iterdir()
-                                                         if p.name.isdigit()} - before_pids)
-            if any(word in command(p) for word in ("arena", "bwrap", str(work)))]
-    left_mounts = sorted(mounts() - before_mounts)
-    left_groups = sorted(set(bot_groups()) - before_groups)
-    left_scratch = sorted(set(scratch()) - before_scratch)
+    new = sorted({int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()} - before_pids)
+    named = [p for p in new if any(word in command(p) for word in ("arena", "bwrap", str(work)))]
+    left = [f"{p}: {command(p)[:160]}" for p in named if p in ours or str(work) in command(p)]
+    left_groups = [g for g in sorted(set(bot_groups()) - before_groups) if maker(g) in ours]
+    left_scratch = [f for f in sorted(set(scratch()) - before_scratch) if maker(f) in ours]
+    left_mounts = [m for m in sorted(mounts() - before_mounts) if maker(m) in ours or str(work) in m]
+    others = len(named) - len(left)
     print()
     print(tabulate(samples, headers=["minute", "matches", "host MiB", "coordinator MiB", "workers MiB", "workers",
                                      "host files", "coordinator files", "views", "failed views"],
@@ -214,7 +233,8 @@ def main() -> int:
     print(f"host exit status {host.returncode}; failed views {len(errors)} of {len(latencies)}")
     leftovers = [*left, *left_groups, *left_scratch, *left_mounts]
     print(f"left behind: {len(left)} processes, {len(left_groups)} control groups, "
-          f"{len(left_scratch)} scratch folders, {len(left_mounts)} mounts")
+          f"{len(left_scratch)} scratch folders, {len(left_mounts)} mounts"
+          + (f" (and {others} processes of another arena on this machine, not counted)" if others else ""))
     for line in leftovers:
         print(f"  {line}")
     if leftovers or host.returncode:

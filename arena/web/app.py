@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
 from arena.tournament.views import ResultsError, variants_played
-from arena.web import pages
+from arena.web import allocator, pages
 from arena.web.botpage import bot_names
 from arena.web.hosts import KnownHosts
 from arena.web.matchpage import choices
@@ -293,6 +293,7 @@ def serve_app(make_app: Callable[[], ASGIApp], config: Config, announce: Callabl
                     break
             nursery.cancel_scope.cancel()
 
+    allocator.settle()  # before any thread: one that allocates keeps the arena it was given
     try:
         trio.run(main)
     except KeyboardInterrupt:  # a second Ctrl+C while the server stopped

@@ -147,3 +147,4 @@ def test_no_page_shows_a_path_of_the_operators_machine(server: Server, web_data:
                  "/t/webtest/v/nowhere/", "/matches/", "/matches/?bot=nobody"):
         _, _, body = server.get(path)
         assert folder not in body, path
+
