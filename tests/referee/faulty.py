@@ -30,7 +30,10 @@ from arena.rules import get_variant
 from arena.sandbox import Sandbox
 
 BOTS = Path(__file__).resolve().parent / "bots"
-FAST = TimeControl(move_ms=200, bank_ms=200, first_move_ms=500, startup_ms=3000)
+FAST = TimeControl(move_ms=200, bank_ms=2000, first_move_ms=500, startup_ms=3000)
+"""Short moves, so a hanging bot is given up on soon; a bank of 2 s, so a well-behaved bot
+starved of the CPU on a loaded machine (a test suite beside other work) is not given up on
+too (a bank of 200 ms once made a bundled bot time out beside the faulty one)."""
 SCAT = get_variant("scat")
 FORFEIT = FaultPolicy()
 MATCH_TIMEOUT_S = 30

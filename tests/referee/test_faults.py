@@ -39,8 +39,8 @@ FORFEIT_CASES = [
     # bot folder, fault kind, fragments the detail must contain
     ("crash", "crash", ["exited with status 1", "RuntimeError: boom: deliberate crash on decision 3"]),
     ("crash_exit", "crash", ["exited with status 3"]),  # its stderr: test_crash_detail_always_has_...
-    ("hang", "timeout", ["no answer within 400 ms"]),
-    ("slow", "timeout", ["no answer within 400 ms"]),
+    ("hang", "timeout", ["no answer within 2200 ms"]),
+    ("slow", "timeout", ["no answer within 2200 ms"]),
     ("garbage", "malformed", ["this is not JSON {at all", "debug output belongs on stderr"]),
     ("unknown_field", "malformed", ["comment"]),
     ("wrong_type", "malformed", ["str", "int"]),

@@ -75,14 +75,14 @@ def test_referee_sends_the_documented_sequence_and_shapes() -> None:
 
 def test_time_left_ms_is_exact(tmp_path: Path) -> None:
     """``time_left_ms`` is the documented total: move_ms + first_move_ms + bank_ms for a
-    seat's first decision (900 for 200/500/200), move_ms + bank_ms after (400)."""
+    seat's first decision, move_ms + bank_ms after."""
     script = copy.deepcopy(SCRIPT)
     script[1]["expect"]["time"] = FAST.to_dict()
     first = copy.deepcopy(DECIDES)
     first.pop("repeat")
-    first["expect"]["time_left_ms"] = 900
+    first["expect"]["time_left_ms"] = FAST.move_ms + FAST.first_move_ms + FAST.bank_ms
     later = copy.deepcopy(DECIDES)
-    later["expect"]["time_left_ms"] = 400
+    later["expect"]["time_left_ms"] = FAST.move_ms + FAST.bank_ms
     later["min"] = 0
     script[2:3] = [first, later]
     played = play(
