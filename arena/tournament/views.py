@@ -17,7 +17,7 @@ from arena.errors import ArenaError
 from arena.text import counted
 from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
-from arena.tournament.stats import ahead, group_key, rating_points, uncertainty
+from arena.tournament.stats import Uncertainty, ahead, group_key, rating_points, uncertainty
 from arena.tournament.store import MatchRecord, Outcome, Store, VersionRow
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "labels",
     "open_store",
     "pick_tournament",
+    "ranked",
     "ranking_groups",
     "replay",
     "rerate",
@@ -214,6 +215,13 @@ def standings(store: Store, tournament: str, variant: str | None = None, *, leve
     """The ranking of ``tournament`` (or of one of its variants), best conservative rating
     first; ties in rating are ordered by mu, then by name.  ``ahead_of_next`` is computed
     for statements at ``level`` (the bootstrap's stretch for few deal groups depends on it)."""
+    return ranked(store, tournament, variant, level=level)[0]
+
+
+def ranked(store: Store, tournament: str, variant: str | None = None, *,
+           level: float = 0.95) -> tuple[list[Standing], Uncertainty]:
+    """:func:`standings`, and the bootstrap they rest on (indexed like them): a page that
+    also shows the head-to-head odds need not bootstrap twice."""
     check_variant(store, tournament, variant)
     matches = store.results(tournament, variant)
     tallies = _tally(matches)
@@ -232,7 +240,7 @@ def standings(store: Store, tournament: str, variant: str | None = None, *, leve
             ahead = spread.stronger(k, k + 1) if k + 1 < len(rows) else None
         result.append(Standing(1 + sum(other > key for other in keys), version, rating, t.matches, t.wins,
                                t.faults, t.placements, interval, ranks, ahead, t.bound))
-    return result
+    return result, spread
 
 
 def ranking_groups(store: Store, tournament: str, variant: str | None = None) -> int:
@@ -277,13 +285,13 @@ def score_share(record: tuple[int, int, int]) -> float:
 
 
 def crosstable(store: Store, tournament: str, variant: str | None = None,
-               ranked: Sequence[Standing] | None = None) -> Crosstable:
+               known: tuple[Sequence[Standing], Uncertainty] | None = None) -> Crosstable:
     """Head-to-head records of ``tournament`` (or one variant), ordered like its ranking
-    (``ranked``, its standings where the caller has them)."""
-    order = [s.version for s in (standings(store, tournament, variant) if ranked is None else ranked)]
+    (``known``: its standings at level 0.95 and their bootstrap, where the caller has them)."""
+    rows, spread = ranked(store, tournament, variant) if known is None else known
+    order = [s.version for s in rows]
     counts: dict[tuple[int, int], list[int]] = {}
     matches = store.results(tournament, variant)
-    spread = uncertainty(matches, [v.id for v in order])
     stronger = {(a.id, b.id): spread.stronger(i, j) for i, a in enumerate(order) for j, b in enumerate(order)
                 if i != j and spread.enough}
     for match in matches:

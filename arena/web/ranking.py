@@ -16,9 +16,9 @@ from arena.tournament.views import (
     crosstable,
     labels,
     pick_tournament,
+    ranked,
     ranking_groups,
     score_share,
-    standings,
     variants_played,
 )
 from arena.web.charts import Bar, interval_bars, rating_history
@@ -80,15 +80,15 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
     ``unsure`` pairs, ``matrix`` (names and cells), ``history`` and ``faults``."""
     name = pick_tournament(store, name)
     check_variant(store, name, variant)
-    ranked = standings(store, name, variant)
-    names = labels(s.version for s in ranked)
-    bars = interval_bars([(s.rating.mu, s.interval) for s in ranked])
-    lines = [Line(s, names[s.version.id], bar) for s, bar in zip(ranked, bars)]
-    table = crosstable(store, name, variant, ranked)
+    standing, spread = ranked(store, name, variant)
+    names = labels(s.version for s in standing)
+    bars = interval_bars([(s.rating.mu, s.interval) for s in standing])
+    lines = [Line(s, names[s.version.id], bar) for s, bar in zip(standing, bars)]
+    table = crosstable(store, name, variant, (standing, spread))
     matrix = [[Cell(table.record(a.id, b.id) if a.id != b.id else None, table.stronger.get((a.id, b.id)))
                for b in table.versions] for a in table.versions]
     totals = [_total([c.record for c in row if c.record]) for row in matrix]
-    history = rating_history(store, name, variant, [s.version.id for s in ranked],
+    history = rating_history(store, name, variant, [s.version.id for s in standing],
                              [line.name for line in lines])
     return {
         "competition": competition(store, name), "variant": variant,
@@ -98,7 +98,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
         "matrix": {"names": [names[v.id] for v in table.versions], "bots": [v.bot for v in table.versions],
                    "cells": matrix, "totals": totals},
         "history": history, "faults": _faults(store, name, variant),
-        "environment": environment(store, name, variant) if ranked else None,
+        "environment": environment(store, name, variant) if standing else None,
         "spec": store.tournament_spec(name) or {},
         "published_key": (key := store.published_key(name)) and key.hex(),
     }

@@ -126,8 +126,12 @@ class _Seen:
 
     def __init__(self, players: int) -> None:
         self._last: list[dict[str, Any]] = [{} for _ in range(players)]
+        self._views: list[dict[str, Any]] | None = None
 
     def changes(self, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if views is self._views:  # the events of one action mostly share its views: nothing changed
+            return [{} for _ in views]
+        self._views = views
         out = []
         for seat, view in enumerate(views):
             plain = seat_keyed(_normal(view))
