@@ -148,14 +148,15 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
         spec = dataclasses.replace(spec, cluster=cluster)
     key = _read_key(key_file) if key_file is not None else None
     view = ProgressView(spec.name, quiet=quiet)
+    again = _again(tournament, db, cluster)
     begun = time.perf_counter()
     # one cluster connection for every round of a run (a [settle] tournament plays several)
     executor = make_executor(spec, view) if spec.cluster else None
     with Store(db) as store, closing(executor) if executor else nullcontext():
         settled = None
         with view.closing(lambda: f"{store.count(spec.name)} finished matches are kept in {db}. "
-                                  f"Run `arena run {tournament}` again to resume.",
-                          f"finished matches are kept in {db}; run again to resume"):
+                                  f"Run `{again}` again to resume.",
+                          f"finished matches are kept in {db}; `{again}` resumes"):
             if spec.settle is None:
                 summary = run_tournament(spec, store, view, workers=workers, concurrency=concurrency, key=key,
                                          executor=executor)
@@ -174,7 +175,14 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
         lost = sum(summary.given_up.values())
         raise fail(f"{lost} matches of {len(summary.given_up)} table(s) were not played: "
                    + ("their tasks failed on the cluster" if spec.cluster else "referee workers kept dying while "
-                      "playing them") + f" (above); `arena run {tournament}` again retries them")
+                      "playing them") + f" (above); `{again}` again retries them")
+
+
+def _again(tournament: str, db: Path, cluster: str | None) -> str:
+    """The command that resumes this run, with the database and cluster it used (without
+    them, followed to the letter, it would start afresh in the default database)."""
+    words = ["arena", "run", tournament, "--db", str(db), *(["--cluster", cluster] if cluster else [])]
+    return shlex.join(words)
 
 
 Workers = Annotated[int | None, typer.Option(help="Referee worker processes (default: the tournament "

@@ -191,6 +191,8 @@ def test_a_stopped_cluster_run_resumes_storing_nothing_twice(
     assert status == 130, err
     kept = stored_count(db, "clustered")
     assert f"{kept} finished matches are kept" in err and kept < MATCHES
+    # followed to the letter, the hint resumes on the same database and cluster (it named neither)
+    assert f"Run `arena run {tournament} --db {db} --cluster {cluster.address}` again to resume" in err
     # the workers stopped the cancelled tables: their bots are gone
     wait_until(lambda: not any(processes_mentioning(str(cluster.cache(w))) for w in (0, 1)), "the bots to stop", 15)
 

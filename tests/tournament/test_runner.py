@@ -235,7 +235,7 @@ def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
     status, err = stopped(lambda process, _: ctrl_c(process))
     assert status == 130, err
     assert f"{stored_count(db, 'resume')} finished matches are kept" in err
-    assert f"Run `arena run {path}` again to resume" in err
+    assert f"Run `arena run {path} --db {db}` again to resume" in err  # the database it used, not the default
 
     # a referee worker killed: another takes its place and plays its table on from the first
     # unfinished match, to the same results
@@ -395,7 +395,7 @@ def test_a_second_run_is_refused_and_a_locked_database_stops_the_first_keeping_i
         status, _, err = finish(process)
         blocker.execute("ROLLBACK")
     assert status == 2, err
-    assert "is locked by another process" in err and "run again to resume" in err
+    assert "is locked by another process" in err and f"`arena run {path} --db {db}` resumes" in err
     assert "Traceback" not in err
     no_processes_left(run)
     no_bots_left(home)
@@ -421,7 +421,7 @@ def test_a_full_disk_stops_the_run_cleanly_keeping_the_finished_matches(home: Pa
         finished = stored_count(db, "resume")
         status, _, err = finish(process)
         assert status == 2, err
-        assert "is full" in err and "run again to resume" in err
+        assert "is full" in err and f"`arena run {path} --db {db}` resumes" in err
         assert "Traceback" not in err
         no_processes_left(run)
         no_bots_left(disk)
