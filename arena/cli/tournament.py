@@ -117,7 +117,7 @@ class ProgressView:
             raise typer.Exit(INTERRUPTED) from None
         except (RunError, StoreError) as error:
             self.close()
-            raise fail(f"{error}\n({kept})" if kept and self.running else str(error)) from None
+            raise fail(f"{error}; {kept}" if kept and self.running else str(error)) from None
         self.close()
 
 

@@ -122,9 +122,10 @@ class DaskExecutor(Executor):
             finally:
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(run.clean_up)
-        except OSError as error:  # Dask's lost connections are OSErrors
+        except OSError:  # Dask's lost connections are OSErrors, their text its internals
             self.close()
-            raise RunError(f"lost the Dask scheduler at {self.address}: {error}") from None
+            raise RunError(f"lost the Dask scheduler at {self.address} (it stopped, or the network to it "
+                           "failed)") from None
 
 
 def _dashboard(client: ClientApi) -> str:

@@ -7,6 +7,7 @@ the arena relies on, and the constructors below are the only casts.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, cast
 
@@ -78,7 +79,10 @@ class VariableApi(Protocol):
 
 
 def connect(address: str, timeout_s: float) -> ClientApi:
-    """A client of the scheduler at ``address`` (not the process's default client)."""
+    """A client of the scheduler at ``address`` (not the process's default client).  The
+    client's own log is silenced: the coordinator says what went wrong in its own words (a
+    lost scheduler was a timestamped Dask line, or a traceback, before the arena's)."""
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     return cast(Callable[..., ClientApi], distributed.Client)(address, timeout=timeout_s, set_as_default=False)
 
 

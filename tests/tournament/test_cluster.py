@@ -14,6 +14,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -332,3 +333,63 @@ def test_commands_that_play_locally_never_import_dask() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+SUPERVISED = 'while :; do "$DASK" worker "$SCHEDULER" --nthreads 1 --name "$NAME"; sleep 1; done'
+"""A worker under the supervisor docs/CLUSTER.md gives for a shell (systemd's Restart=always
+does the same): a Dask worker exits when it loses its scheduler, and is started again."""
+
+
+def _scheduler(folder: Path, port: int) -> subprocess.Popen[bytes]:
+    with (folder / "scheduler.log").open("ab") as out:
+        process = subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "DASK_TEMPORARY_DIRECTORY": str(folder)})
+    return process
+
+
+def _registered(folder: Path, worker: int) -> int:
+    return (folder / f"worker{worker}.log").read_bytes().count(b"Registered to:")
+
+
+def test_workers_under_the_documented_supervisor_outlive_a_scheduler_restart(
+    shared: Path, tournament: Path, key: Path, expected: dict[str, Outcome]
+) -> None:
+    """Was: a lost scheduler ended every worker, and the run's message followed a Dask
+    traceback and named no command that would resume it on the same database and cluster."""
+    folder = shared / "restarted"
+    folder.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    started: list[subprocess.Popen[bytes]] = [_scheduler(folder, port)]
+    try:
+        for worker in (0, 1):
+            with (folder / f"worker{worker}.log").open("ab") as out:
+                started.append(subprocess.Popen(
+                    ["sh", "-c", SUPERVISED], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                    env={**os.environ, "DASK": str(DASK), "SCHEDULER": address, "NAME": f"restarted{worker}",
+                         "ARENA_BOT_CACHE": str(folder / f"worker{worker}" / "bots"),
+                         "DASK_TEMPORARY_DIRECTORY": str(folder)}))
+        wait_until(lambda: all(_registered(folder, w) >= 1 for w in (0, 1)), "the workers", START_S)
+        db = _database(shared, "restarted-db")
+        process = start_arena("run", tournament, "--db", db, "-q", "--cluster", address, "--key-file", key)
+        wait_until(lambda: stored_count(db, "clustered") >= 2, "the first stored matches")
+        _kill_group(started[0])  # the scheduler
+        status, _, err = finish(process)
+        assert status == 2, err
+        assert "Traceback" not in err and len(err.strip().splitlines()) <= 2, err
+        assert f"lost the Dask scheduler at {address}" in err
+        assert f"`arena run {tournament} --db {db} --cluster {address}` resumes" in err
+
+        started[0] = _scheduler(folder, port)  # at the same address, as a service manager restarts it
+        wait_until(lambda: all(_registered(folder, w) >= 2 for w in (0, 1)), "the workers to join again", START_S)
+        again = arena("run", tournament, "--db", db, "-q", "--cluster", address)
+        assert again.returncode == 0, again.stderr
+        assert f"{MATCHES}/{MATCHES} scheduled matches stored (complete)" in again.stdout
+        assert outcomes(db, "clustered") == expected
+    finally:
+        for process in started:
+            _kill_group(process)
