@@ -89,6 +89,21 @@ class Cluster:
         self.workers.clear()
 
 
+def _zombies(cluster: Cluster) -> list[str]:
+    """Exited, unreaped processes under the cluster's workers (``pid command``)."""
+    groups = {process.pid for process in cluster.workers.values()}
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            parent = int(fields[1])
+            if fields[0] == "Z" and os.getpgid(parent) in groups:
+                found.append(f"{entry.name} {(entry / 'comm').read_text().strip()}")
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -194,8 +209,9 @@ def test_a_stopped_cluster_run_resumes_storing_nothing_twice(
     assert f"{kept} finished matches are kept" in err and kept < MATCHES
     # followed to the letter, the hint resumes on the same database and cluster (it named neither)
     assert f"Run `arena run {tournament} --db {db} --cluster {cluster.address}` again to resume" in err
-    # the workers stopped the cancelled tables: their bots are gone
+    # the workers stopped the cancelled tables: their bots are gone, reaped (no zombie under a worker)
     wait_until(lambda: not any(processes_mentioning(str(cluster.cache(w))) for w in (0, 1)), "the bots to stop", 15)
+    wait_until(lambda: not _zombies(cluster), "the workers to reap their bots", 15)
 
     again = arena("run", tournament, "--db", db, "-q", "--cluster", cluster.address)
     assert again.returncode == 0, again.stderr
