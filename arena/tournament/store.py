@@ -698,10 +698,6 @@ class Store:
             "SELECT DISTINCT variant FROM matches WHERE (? IS NULL OR tournament = ?) ORDER BY variant",
             (tournament, tournament))]
 
-    def match_ids(self) -> list[str]:
-        """Every stored match's id."""
-        return [r[0] for r in self._db.execute("SELECT id FROM matches")]
-
     def match(self, match_id: str, *, with_log: bool = True) -> MatchRecord:
         """One match (with its log); StoreError naming close ids if there is none."""
         row = self._db.execute(f"SELECT {'*' if with_log else _NO_LOG} FROM matches WHERE id = ?",

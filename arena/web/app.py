@@ -168,7 +168,7 @@ def _matches(store: ReadOnlyStore, request: Request) -> pages.Page:
 def _match(store: ReadOnlyStore, request: Request) -> pages.Page:
     wanted = request.path_params["match"]
     if wanted.startswith("~"):
-        wanted = pages.find(store.match_ids(), wanted, "match")
+        wanted = pages.find(store.hashed_match_ids(), wanted, "match")
     return pages.match(store, wanted)
 
 

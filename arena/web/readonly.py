@@ -145,6 +145,14 @@ class ReadOnlyStore(Store):
                                 " LIMIT ? OFFSET ?", [*args, count, offset]).fetchall()
         return int(total), [self.match(r["id"], with_log=False) for r in rows]
 
+    def hashed_match_ids(self) -> list[str]:
+        """The ids that pages name by a hash (:func:`arena.web.site.slug`: not plainly safe as
+        a path segment), found by SQLite alone: normally none, and a made-up hashed address
+        must not make the server hash every id of a ladder."""
+        return [r[0] for r in self._db.execute(
+            "SELECT id FROM matches WHERE id GLOB '*[^A-Za-z0-9_.-]*' OR id GLOB '[^A-Za-z0-9]*' OR id = ''"
+            " OR length(id) > 128 OR instr(CAST(id AS BLOB), x'00') > 0")]
+
     def faulted(self, tournament: str | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
         """(match id, faults) of every stored match with a fault, in schedule order."""
         rows = self._db.execute("SELECT id, faults FROM matches WHERE faults != '[]' AND (? IS NULL OR"

@@ -15,6 +15,7 @@ from webtools import start_server, stop_server
 from arena.tournament.store import MatchRecord, SeatRecord, Store
 from arena.web.matchpage import LISTED
 from arena.web.readonly import ReadOnlyStore, Wanted
+from arena.web.site import slug
 
 BOTS = ("ann", "bob", "cy")
 MATCHES = 2 * LISTED + 37
@@ -88,3 +89,18 @@ def test_the_server_pages_the_list_and_refuses_filters_it_does_not_offer(db: Pat
             assert status == 404 and b"<script>" not in body, wrong
     finally:
         stop_server(server)
+
+
+def test_the_ids_pages_name_by_a_hash_are_found_by_the_database_alone(tmp_path: Path) -> None:
+    """A page is found by a hashed address without hashing every id of a ladder (a made-up
+    ``/m/~...`` made the server hash them all, each time): the query must pick exactly the
+    ids :func:`slug` hashes."""
+    ids = ["a", "A.b-c_9", "x" * 128, "x" * 129, ".hidden", "-dash", "_under", "a/b", "a b", "é", "a~b", "a\nb",
+           "ok.", "9", "a..b", "a\x00b", "tab\t", "[x]", "*", "?"]
+    with Store(tmp_path / "arena.db") as store:
+        version = store.register("ann", "00" * 32, "ann@1", None, {}).id
+        for n, match_id in enumerate(ids):
+            store.record(MatchRecord(id=match_id, tournament="t", seq=n, variant="scat", options={}, seed=n,
+                                     seats=(SeatRecord(version, 1, 0.0),), reason="test", rounds=1, decisions=1))
+    with ReadOnlyStore(tmp_path / "arena.db") as store:
+        assert sorted(store.hashed_match_ids()) == sorted(i for i in ids if slug(i) != i)
