@@ -4,14 +4,20 @@ Every page the server would show for the chosen competitions (all, or ``-t``) is
 once with relative links and its data embedded, and the static folder is copied beside
 them: the folder opens from ``file://`` and from any static host, with no server.  Only
 pages of what the report holds are written, so every link in it leads somewhere in it.
+The match pages, most of a report (each plays its match again for the replay), are
+written by a process per core.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from arena.errors import ArenaError
 from arena.tournament.views import pick_tournament, variants_played
@@ -22,6 +28,9 @@ from arena.web.render import render
 from arena.web.site import STATIC_DIR
 
 __all__ = ["ReportError", "Written", "write_report"]
+
+CHUNK: Final = 50
+"""Match pages a worker process writes at a time."""
 
 
 class ReportError(ArenaError):
@@ -51,14 +60,36 @@ def write_report(db: Path, out: Path, tournament: str | None = None,
             chosen = [pick_tournament(store, tournament)]
         only = None if tournament is None else set(chosen)
         for page in _pages(store, chosen, only, progress):
-            target = (root / page.path).resolve()
-            if not target.is_relative_to(root):  # site paths are slugs: this cannot happen
-                raise ReportError(f"page path {page.path!r} leads outside {root}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(render(page, relative=True), encoding="utf-8")
+            _write(root, page)
             count += 1
+        ids = [m.id for name in chosen for m in store.matches(name)]
+    progress(f"{len(ids)} match pages")
+    chunks = [ids[k:k + CHUNK] for k in range(0, len(ids), CHUNK)]
+    if len(chunks) > 1:
+        # spawned, not forked: the caller may hold threads and locks a fork would copy
+        with ProcessPoolExecutor(min(len(chunks), os.cpu_count() or 1),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            count += sum(pool.map(_write_matches, [db] * len(chunks), [root] * len(chunks), chunks))
+    elif chunks:
+        count += _write_matches(db, root, chunks[0])
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
     return Written(root / "index.html", count, chosen)
+
+
+def _write(root: Path, page: pages.Page) -> None:
+    target = (root / page.path).resolve()
+    if not target.is_relative_to(root):  # site paths are slugs: this cannot happen
+        raise ReportError(f"page path {page.path!r} leads outside {root}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render(page, relative=True), encoding="utf-8")
+
+
+def _write_matches(db: Path, root: Path, ids: Sequence[str]) -> int:
+    """Write the pages of matches ``ids`` (in a worker process); how many."""
+    with ReadOnlyStore(db) as store:
+        for match_id in ids:
+            _write(root, pages.match(store, match_id))
+    return len(ids)
 
 
 def _pages(store: ReadOnlyStore, chosen: list[str], only: set[str] | None,
@@ -72,7 +103,3 @@ def _pages(store: ReadOnlyStore, chosen: list[str], only: set[str] | None,
     for bot in bot_names(store, only):
         yield pages.bot(store, bot, only)
     yield pages.matches(store, only)
-    ids = [m.id for name in chosen for m in store.matches(name)]
-    progress(f"{len(ids)} match pages")
-    for match_id in ids:
-        yield pages.match(store, match_id)
