@@ -29,8 +29,9 @@ from arena.web.site import STATIC_DIR
 
 __all__ = ["ReportError", "Written", "write_report"]
 
-CHUNK: Final = 50
-"""Match pages a worker process writes at a time."""
+POOLED: Final = 32
+"""From this many match pages on, they are written by a process per core (a process takes
+about a second to start)."""
 
 
 class ReportError(ArenaError):
@@ -64,14 +65,15 @@ def write_report(db: Path, out: Path, tournament: str | None = None,
             count += 1
         ids = [m.id for name in chosen for m in store.matches(name)]
     progress(f"{len(ids)} match pages")
-    chunks = [ids[k:k + CHUNK] for k in range(0, len(ids), CHUNK)]
-    if len(chunks) > 1:
+    workers = os.cpu_count() or 1
+    if len(ids) >= POOLED and workers > 1:
+        step = -(-len(ids) // (4 * workers))  # four chunks a process: one slow chunk does not hold up the rest
+        chunks = [ids[k:k + step] for k in range(0, len(ids), step)]
         # spawned, not forked: the caller may hold threads and locks a fork would copy
-        with ProcessPoolExecutor(min(len(chunks), os.cpu_count() or 1),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             count += sum(pool.map(_write_matches, [db] * len(chunks), [root] * len(chunks), chunks))
-    elif chunks:
-        count += _write_matches(db, root, chunks[0])
+    else:
+        count += _write_matches(db, root, ids)
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
     return Written(root / "index.html", count, chosen)
 
