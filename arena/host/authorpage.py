@@ -32,7 +32,6 @@ def author_view(db: Path, memo: RatingsMemo, bots: list[str], ladder: Tournament
     """The author's ``bots`` as the store holds them now."""
     views = []
     with ReadOnlyStore(db, memo) as store:
-        faulted = dict(store.faulted())
         for bot in bots:
             versions = store.versions(bot, withdrawn=True)
             latest = store.latest(bot)
@@ -45,9 +44,8 @@ def author_view(db: Path, memo: RatingsMemo, bots: list[str], ladder: Tournament
                 rows.append({"short": version.short, "label": version.label, "created": version.created,
                              "state": state})
             ids = {v.id for v in versions}
-            seats = store.seats_of(sorted(ids)) if ids else []
-            recent = seats[-RECENT:][::-1]
-            mine = [{"match": seat.match, **fault} for seat in reversed(seats) for fault in faulted.get(seat.match, [])
-                    if fault.get("seat") == seat.seat][:RECENT]
+            recent = store.seats_of(sorted(ids), newest=RECENT) if ids else []
+            faults = store.faults_of(RECENT, versions=sorted(ids))[1] if ids else []
+            mine = [{"match": match, **fault} for match, _, fault in faults][:RECENT]
             views.append(BotView(bot, rows, recent, mine))
     return views

@@ -10,14 +10,17 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from arena.tournament.views import ResultsError
-from arena.web.charts import Histogram, histogram
+from arena.web.charts import histogram
 from arena.web.overview import when
-from arena.web.readonly import ReadOnlyStore, SeatRow
+from arena.web.readonly import ReadOnlyStore, Tally
 
-__all__ = ["Results", "VersionView", "bot_view", "bot_names"]
+__all__ = ["FAULTS_SHOWN", "Results", "VersionView", "bot_view", "bot_names"]
+
+FAULTS_SHOWN: Final = 50
+"""A page lists this many faults at most, the newest (and says how many there were)."""
 
 
 @dataclass(frozen=True)
@@ -58,15 +61,16 @@ def bot_names(store: ReadOnlyStore, only: Collection[str] | None = None) -> list
     """Every registered bot, withdrawn ones included (or those that played in ``only``)."""
     versions = store.versions(withdrawn=True)
     if only is not None:
-        played = {s.version for s in store.seats_of([v.id for v in versions]) if s.tournament in only}
+        played = {t.version for t in store.tallies([v.id for v in versions], only)}
         versions = [v for v in versions if v.id in played]
     return sorted({v.bot for v in versions})
 
 
 def bot_view(store: ReadOnlyStore, bot: str, only: Collection[str] | None = None) -> dict[str, Any]:
     """The page's context: ``bot``, ``versions`` (newest first), the latest ``manifest``,
-    ``results``, ``faults`` (match id, fault) and ``thinking`` (a histogram in ms); with
-    ``only``, the results of those competitions alone."""
+    ``results``, ``faults`` (the newest :data:`FAULTS_SHOWN`: match id, fault; ``fault_count``
+    in all) and ``thinking`` (a histogram in ms); with ``only``, the results of those
+    competitions alone.  Counted by the database: a bot of a long ladder has played many."""
     rows = store.versions(bot, withdrawn=True)
     if not rows:
         raise ResultsError(f"no bot {bot!r} in {store.path}")
@@ -74,37 +78,24 @@ def bot_view(store: ReadOnlyStore, bot: str, only: Collection[str] | None = None
                             when(v.created), None if v.withdrawn is None else when(v.withdrawn), v.path is not None)
                 for v in reversed(rows)]
     short = {v.id: v.hash[:8] for v in rows}
-    seats = [s for s in store.seats_of([v.id for v in rows]) if only is None or s.tournament in only]
+    ids = [v.id for v in rows]
+    tallies = store.tallies(ids, only)
+    fault_count, faults = store.faults_of(FAULTS_SHOWN, versions=ids, tournaments=only)
     return {
         "bot": bot, "versions": versions, "manifest": versions[0].manifest,
-        "results": _results(seats, short), "faults": _faults(store, seats),
-        "thinking": _thinking(seats), "decisions": sum(s.decisions for s in seats),
+        "results": _results(tallies, short), "faults": [(match, fault) for match, _, fault in faults],
+        "fault_count": fault_count, "thinking": histogram([1000 * s for s in store.thinking(ids, only)]),
+        "decisions": sum(t.decisions for t in tallies),
     }
 
 
-def _results(seats: Sequence[SeatRow], short: dict[int, str]) -> list[Results]:
+def _results(tallies: Sequence[Tally], short: dict[int, str]) -> list[Results]:
     found: dict[tuple[str, str], Results] = {}
-    for seat in seats:
-        line = found.setdefault((seat.tournament, seat.variant), Results(seat.tournament, seat.variant))
-        line.matches += 1
-        line.wins += seat.placement == 1
-        line.placements += seat.placement
-        line.faults += seat.faults
-        line.versions.add(short[seat.version])
+    for tally in tallies:
+        line = found.setdefault((tally.tournament, tally.variant), Results(tally.tournament, tally.variant))
+        line.matches += tally.matches
+        line.wins += tally.wins
+        line.placements += tally.placements
+        line.faults += tally.faults
+        line.versions.add(short[tally.version])
     return list(found.values())
-
-
-def _faults(store: ReadOnlyStore, seats: Sequence[SeatRow]) -> list[tuple[str, dict[str, Any]]]:
-    """Each fault of the bot's seats, with its match id."""
-    faulty = {(s.match, s.seat) for s in seats if s.faults}
-    found = []
-    for match in sorted({m for m, _ in faulty}):
-        for fault in store.match(match).faults:
-            if (match, fault.get("seat")) in faulty:
-                found.append((match, fault))
-    return found
-
-
-def _thinking(seats: Sequence[SeatRow]) -> Histogram | None:
-    """Mean milliseconds per decision of every match it decided in."""
-    return histogram([1000 * s.think_s / s.decisions for s in seats if s.decisions])

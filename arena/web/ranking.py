@@ -21,6 +21,7 @@ from arena.tournament.views import (
     score_share,
     variants_played,
 )
+from arena.web.botpage import FAULTS_SHOWN
 from arena.web.charts import Bar, interval_bars, rating_history
 from arena.web.overview import competition
 from arena.web.readonly import ReadOnlyStore
@@ -88,6 +89,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
     matrix = [[Cell(table.record(a.id, b.id) if a.id != b.id else None, table.stronger.get((a.id, b.id)))
                for b in table.versions] for a in table.versions]
     totals = [_total([c.record for c in row if c.record]) for row in matrix]
+    fault_count, faults = _faults(store, name, variant)
     history = rating_history(store, name, variant, [s.version.id for s in standing],
                              [line.name for line in lines])
     return {
@@ -97,7 +99,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
         "unsure": [(a.name, b.name) for a, b in zip(lines, lines[1:]) if a.standing.separated is False],
         "matrix": {"names": [names[v.id] for v in table.versions], "bots": [v.bot for v in table.versions],
                    "cells": matrix, "totals": totals},
-        "history": history, "faults": _faults(store, name, variant),
+        "history": history, "faults": faults, "fault_count": fault_count,
         "environment": environment(store, name, variant) if standing else None,
         "spec": store.tournament_spec(name) or {},
         "published_key": (key := store.published_key(name)) and key.hex(),
@@ -110,16 +112,7 @@ def _total(records: list[tuple[int, int, int]]) -> float | None:
     return score_share((sum(r[0] for r in records), sum(r[1] for r in records), sum(r[2] for r in records)))
 
 
-def _faults(store: ReadOnlyStore, name: str, variant: str | None) -> list[FaultLine]:
-    found = []
-    for match_id, faults in store.faulted(name):
-        match = store.match(match_id)
-        if variant is not None and match.variant != variant:
-            continue
-        for fault in faults:
-            seat = fault.get("seat")
-            bot = store.version(match.seats[seat].version).bot if isinstance(seat, int) and \
-                0 <= seat < len(match.seats) else "?"
-            found.append(FaultLine(match_id, bot, fault))
-    return found
-
+def _faults(store: ReadOnlyStore, name: str, variant: str | None) -> tuple[int, list[FaultLine]]:
+    """How many faults the ranking's matches had, and the newest :data:`FAULTS_SHOWN`."""
+    count, found = store.faults_of(FAULTS_SHOWN, tournaments=[name], variant=variant)
+    return count, [FaultLine(match, store.version(version).bot, fault) for match, version, fault in found]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 from arena.tournament.store import MatchRecord, Result, Store
 from arena.tournament.views import ResultsError
 
-__all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow", "Wanted"]
+__all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow", "Tally", "Wanted"]
 
 Cached = tuple[dict[int, tuple[float, float, int]], int, tuple[float, float] | None]
 
@@ -69,6 +69,20 @@ class SeatRow:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """What one version scored in one competition and variant."""
+
+    tournament: str
+    variant: str
+    version: int
+    matches: int
+    wins: int
+    placements: int
+    faults: int
+    decisions: int
+
+
+@dataclass(frozen=True)
 class Wanted:
     """The match list's filters: a competition, a variant, a bot, and a result of the bot's
     (``won``: it placed first; ``lost``: it did not; ``faults``: it had faults; without a
@@ -112,14 +126,59 @@ class ReadOnlyStore(Store):
                                 " GROUP BY tournament")
         return {r["tournament"]: Played(r["n"], r["last"]) for r in rows}
 
-    def seats_of(self, versions: Sequence[int]) -> list[SeatRow]:
-        """Every stored seat played by one of ``versions``, in schedule order."""
+    def seats_of(self, versions: Sequence[int], newest: int | None = None) -> list[SeatRow]:
+        """Every stored seat played by one of ``versions``, in schedule order; or the
+        ``newest`` that finished last, newest first."""
         marks = ", ".join("?" * len(versions))
+        order = "m.tournament, m.seq, s.seat" if newest is None else "m.finished DESC, m.rowid DESC, s.seat"
         rows = self._db.execute(
             "SELECT s.*, m.tournament, m.variant FROM seats s JOIN matches m ON m.id = s.match"
-            f" WHERE s.version IN ({marks}) ORDER BY m.tournament, m.seq, s.seat", tuple(versions))
+            f" WHERE s.version IN ({marks}) ORDER BY {order} LIMIT ?", (*versions, -1 if newest is None else newest))
         return [SeatRow(r["match"], r["tournament"], r["variant"], r["seat"], r["version"], r["placement"],
                         r["score"], r["faults"], r["decisions"], r["think_s"]) for r in rows]
+
+    def tallies(self, versions: Sequence[int], only: Collection[str] | None = None) -> list[Tally]:
+        """What ``versions`` scored, per competition (of ``only``) and variant, counted by SQLite."""
+        marks = ", ".join("?" * len(versions))
+        rows = self._db.execute(
+            "SELECT m.tournament, m.variant, s.version, COUNT(*) AS n, SUM(s.placement = 1) AS wins,"
+            " SUM(s.placement) AS placements, SUM(s.faults) AS faults, SUM(s.decisions) AS decisions"
+            f" FROM seats s JOIN matches m ON m.id = s.match WHERE s.version IN ({marks})"
+            " GROUP BY m.tournament, m.variant, s.version ORDER BY m.tournament, m.variant, s.version",
+            tuple(versions))
+        return [Tally(r["tournament"], r["variant"], r["version"], r["n"], r["wins"], r["placements"], r["faults"],
+                      r["decisions"]) for r in rows if only is None or r["tournament"] in only]
+
+    def thinking(self, versions: Sequence[int], only: Collection[str] | None = None) -> list[float]:
+        """Mean seconds per decision of each stored seat of ``versions`` that decided."""
+        marks = ", ".join("?" * len(versions))
+        cursor = self._db.cursor()
+        cursor.row_factory = None  # plain tuples: a ladder's bot has many seats
+        rows = cursor.execute(
+            "SELECT s.think_s / s.decisions, m.tournament FROM seats s JOIN matches m ON m.id = s.match"
+            f" WHERE s.version IN ({marks}) AND s.decisions > 0", tuple(versions))
+        return [mean for mean, tournament in rows if only is None or tournament in only]
+
+    def faults_of(self, count: int, *, versions: Sequence[int] | None = None,
+                  tournaments: Collection[str] | None = None,
+                  variant: str | None = None) -> tuple[int, list[tuple[str, int, dict[str, Any]]]]:
+        """How many faults the stored seats (of ``versions``, in ``tournaments`` and ``variant``)
+        had, and those of the ``count`` faulty seats that finished last, newest first:
+        (match id, version, fault)."""
+        where = ["s.faults > 0", "(? IS NULL OR m.variant = ?)"]
+        args: list[object] = [variant, variant]
+        for column, values in (("s.version", versions), ("m.tournament", tournaments)):
+            if values is not None:
+                where.append(f"{column} IN ({', '.join('?' * len(values))})")
+                args += [*values]
+        clause = " AND ".join(where)
+        total = self._db.execute(f"SELECT COALESCE(SUM(s.faults), 0) FROM seats s JOIN matches m ON m.id = s.match"
+                                 f" WHERE {clause}", args).fetchone()[0]
+        rows = self._db.execute(f"SELECT s.match, s.seat, s.version, m.faults FROM seats s JOIN matches m"
+                                f" ON m.id = s.match WHERE {clause} ORDER BY m.finished DESC, m.rowid DESC, s.seat"
+                                " LIMIT ?", [*args, count])
+        return int(total), [(r["match"], r["version"], fault) for r in rows for fault in json.loads(r["faults"])
+                            if fault.get("seat") == r["seat"]]
 
     def listed(self, wanted: Wanted, offset: int, count: int) -> tuple[int, list[MatchRecord]]:
         """How many stored matches ``wanted`` keeps, and ``count`` of them from ``offset``,
@@ -152,12 +211,6 @@ class ReadOnlyStore(Store):
         return [r[0] for r in self._db.execute(
             "SELECT id FROM matches WHERE id GLOB '*[^A-Za-z0-9_.-]*' OR id GLOB '[^A-Za-z0-9]*' OR id = ''"
             " OR length(id) > 128 OR instr(CAST(id AS BLOB), x'00') > 0")]
-
-    def faulted(self, tournament: str | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
-        """(match id, faults) of every stored match with a fault, in schedule order."""
-        rows = self._db.execute("SELECT id, faults FROM matches WHERE faults != '[]' AND (? IS NULL OR"
-                                " tournament = ?) ORDER BY tournament, seq", (tournament, tournament))
-        return [(r["id"], json.loads(r["faults"])) for r in rows]
 
     def save_ratings(self, scope: str, ratings: dict[int, tuple[float, float, int]], matches: int,
                      environment: tuple[float, float] | None = None) -> None:

@@ -13,7 +13,9 @@ import pytest
 from webtools import start_server, stop_server
 
 from arena.tournament.store import MatchRecord, SeatRecord, Store
+from arena.web.botpage import FAULTS_SHOWN, bot_view
 from arena.web.matchpage import LISTED
+from arena.web.ranking import tournament_view
 from arena.web.readonly import ReadOnlyStore, Wanted
 from arena.web.site import slug
 
@@ -104,3 +106,29 @@ def test_the_ids_pages_name_by_a_hash_are_found_by_the_database_alone(tmp_path: 
                                      seats=(SeatRecord(version, 1, 0.0),), reason="test", rounds=1, decisions=1))
     with ReadOnlyStore(tmp_path / "arena.db") as store:
         assert sorted(store.hashed_match_ids()) == sorted(i for i in ids if slug(i) != i)
+
+
+def test_a_bots_page_and_a_ranking_list_the_newest_faults_and_count_them_all(tmp_path: Path) -> None:
+    """A bot that kept faulting on a long ladder made its pages list every fault (and read
+    every faulty match with its log); they list the newest and say how many there were."""
+    faulty = FAULTS_SHOWN + 20
+    with Store(tmp_path / "arena.db") as store:
+        ann, bob = (store.register(name, f"{i:02x}" * 32, f"{name}@1", None, {}).id for i, name in enumerate(BOTS[:2]))
+        for n in range(faulty + 5):
+            seat = n % 2
+            faults = [{"seat": seat, "kind": "crash", "penalty": "forfeit", "decision": 1, "detail": f"crash {n}"}]
+            store.record(MatchRecord(
+                id=f"f-{n:03d}", tournament="cup", seq=n, variant="scat", options={}, seed=n, reason="test", rounds=1,
+                decisions=1, finished=1e9 + n, faults=faults if n < faulty else [],
+                seats=tuple(SeatRecord(v, 2 if i == seat and n < faulty else 1, 0.0,
+                                       faults=int(i == seat and n < faulty)) for i, v in enumerate((ann, bob)))))
+    with ReadOnlyStore(tmp_path / "arena.db") as store:
+        view = bot_view(store, "ann")
+        mine = (faulty + 1) // 2  # ann sits in seat 0 and faults in the even matches
+        assert view["fault_count"] == mine and len(view["faults"]) == min(mine, FAULTS_SHOWN)
+        assert [m for m, _ in view["faults"]] == [f"f-{n:03d}" for n in range(faulty - 1, -1, -1) if n % 2 == 0][
+            :FAULTS_SHOWN]
+        ranking = tournament_view(store, "cup", None)
+        assert ranking["fault_count"] == faulty and len(ranking["faults"]) == FAULTS_SHOWN
+        assert ranking["faults"][0].match == f"f-{faulty - 1:03d}" and ranking["faults"][0].bot == "bob"
+        assert [t.matches for t in store.tallies([ann])] == [faulty + 5]
