@@ -32,6 +32,7 @@ show (deterministic bots level on most deals).
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -123,7 +124,8 @@ def comparisons(matches: Iterable[Outcome], versions: Sequence[int]) -> Comparis
     index = {v: k for k, v in enumerate(versions)}
     groups: dict[tuple[object, ...], int] = {}
     n = len(versions)
-    summed: dict[tuple[int, int], list[float]] = {}
+    # plain arrays, summed by numpy: a dict per (cell, group) took ~150 bytes an entry
+    group, cell, won = array("q"), array("q"), array("d")
     for match in matches:
         g = groups.setdefault(group_key(match), len(groups))
         seats = [(index[s.version], s.placement) for s in match.seats if s.version in index]
@@ -131,16 +133,19 @@ def comparisons(matches: Iterable[Outcome], versions: Sequence[int]) -> Comparis
             for j, pj in seats[a + 1:]:
                 if i != j:
                     score = 1.0 if pi < pj else 0.5 if pi == pj else 0.0
-                    for cell, won in ((i * n + j, score), (j * n + i, 1.0 - score)):
-                        entry = summed.setdefault((cell, g), [0.0, 0.0])
-                        entry[0] += won
-                        entry[1] += 1.0
-    keys = sorted(summed)
-    by_cell = np.array([c for c, _ in keys], dtype=np.intp)
-    cells, starts = np.unique(by_cell, return_index=True)
-    return Comparisons(max(len(groups), 1), n, np.array([g for _, g in keys], dtype=np.intp), by_cell,
-                       np.array([summed[k][0] for k in keys]), np.array([summed[k][1] for k in keys]),
-                       cells.astype(np.intp), starts.astype(np.intp))
+                    group.extend((g, g))
+                    cell.extend((i * n + j, j * n + i))
+                    won.extend((score, 1.0 - score))
+    total = max(len(groups), 1)
+    keys = np.frombuffer(cell, dtype=np.int64) * total + np.frombuffer(group, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    unique, starts = np.unique(keys[order], return_index=True)
+    wins = np.add.reduceat(np.frombuffer(won, dtype=np.float64)[order], starts) if unique.size else np.zeros(0)
+    counts = np.diff(np.append(starts, keys.size)).astype(np.float64)
+    by_cell = (unique // total).astype(np.intp)
+    cells, first = np.unique(by_cell, return_index=True)
+    return Comparisons(total, n, (unique % total).astype(np.intp), by_cell, wins, counts, cells.astype(np.intp),
+                       first.astype(np.intp))
 
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
