@@ -290,8 +290,9 @@ def wait_reaped(uid: int, timeout_s: float = 5.0) -> bool:
     against the user's RLIMIT_NPROC); whether that happened in time."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if not any(_stat(int(p)) is not None and _stat(int(p))[1] == uid  # type: ignore[index]
-                   for p in os.listdir("/proc") if p.isdigit()):
+        # each process's status read once: one that exits between two reads was a crash here
+        if not any(stat is not None and stat[1] == uid
+                   for stat in (_stat(int(p)) for p in os.listdir("/proc") if p.isdigit())):
             return True
         time.sleep(0.05)
     return False
