@@ -23,6 +23,7 @@ __all__ = [
     "ACTION",
     "DECIDE",
     "MAX_LINE",
+    "OUT_OF_MATCH",
     "Bye",
     "Decide",
     "Error",
@@ -111,9 +112,14 @@ class MatchEnd(msgspec.Struct, tag="match_end", tag_field="type"):
 
 
 class Error(msgspec.Struct, tag="error", tag_field="type"):
-    """Referee to bot: a fault of the bot's was recorded (under the substitute policy)."""
+    """Referee to bot: a fault of the bot's was recorded.  Under the substitute policy the
+    bot plays on; a fault that puts it out ends the message with :data:`OUT_OF_MATCH`, and
+    ``bye`` follows."""
 
     message: str
+
+
+OUT_OF_MATCH: Final = "you are out of the match"
 
 
 class Bye(msgspec.Struct, tag="bye", tag_field="type"):

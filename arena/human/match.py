@@ -38,6 +38,10 @@ __all__ = ["UNLIMITED_MS", "Played", "Seating", "person_clock", "play_seated", "
 UNLIMITED_MS: Final = 30 * 24 * 3600 * 1000
 """A person's time per decision when nobody sets one: 30 days, as good as no limit."""
 SEAT_STARTUP_MS: Final = 10_000
+SEAT_GRACE_S: Final = 10.0
+"""How long the seat's relay has to pass its last messages on and exit after ``bye``: it
+is the arena's own code and exits at once, so this only bounds a broken one; a shorter
+wait could kill it on a busy machine before the person's screen learns why they are out."""
 
 
 def person_clock(move_seconds: float | None) -> TimeControl:
@@ -148,7 +152,8 @@ async def _play(seating: Seating, front: Front, path: str, listening: trio.socke
     async with trio.open_nursery() as nursery:
         nursery.start_soon(seat)
         async with open_bots(seating.bots, time_control=bot_clock, sandbox=sandbox) as bots, \
-                open_bots([_relay(path, seating.person)], time_control=clock, sandbox=Sandbox()) as person:
+                open_bots([_relay(path, seating.person)], time_control=clock, sandbox=Sandbox(),
+                          grace_s=SEAT_GRACE_S) as person:
             if isinstance(person[0], BotFault):
                 raise PlayError(f"the person's seat did not start: {person[0]}")
             table: list[Bot | BotFault] = [*bots[:seating.seat], person[0], *bots[seating.seat:]]

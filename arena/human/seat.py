@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -29,6 +28,7 @@ from arena.human.parse import InputError, choose
 from arena.human.table import Table
 from arena.human.view import Decision, Ending, decision_view, ending_view
 from arena.protocol import (
+    OUT_OF_MATCH,
     ActionReply,
     BotHello,
     Bye,
@@ -41,6 +41,7 @@ from arena.protocol import (
     RefereeMessage,
     encode,
 )
+from arena.referee.records import FaultKind
 
 __all__ = ["VERSION", "Front", "serve"]
 
@@ -111,8 +112,8 @@ class _Seat:
         """Events received but not yet told (an ``events`` message before a ``decide``)."""
         self.moves = 0
         self.ending: Ending | None = None
-        self.late = False
-        """Whether a question was withdrawn after the person's time for it had run out."""
+        self.out: str | None = None
+        """Why the referee put the seat out of its match, in its words (an ``error``)."""
 
     async def run(self, receive: trio.MemoryReceiveChannel[bytes]) -> None:
         """Answer the referee until ``bye`` or the end of the stream."""
@@ -136,11 +137,15 @@ class _Seat:
             elif isinstance(message, MatchEnd):
                 self._end(message)
             elif isinstance(message, Error):
-                self.front.notice(message.message)
+                if message.message.endswith(OUT_OF_MATCH):
+                    self.out = message.message
+                else:
+                    self.front.notice(message.message)
             elif isinstance(message, Bye):
                 break
         if self.table is not None and self.ending is None:
-            why = "Your time ran out" if self.late else "Your seat stopped answering"
+            late = self.out is not None and self.out.startswith(f"{FaultKind.TIMEOUT}:")
+            why = "Your time ran out" if late else "Your seat stopped answering"
             self.front.left(f"{why}: the referee took you out of the match, which goes on without you.")
 
     async def _send(self, message: msgspec.Struct) -> None:
@@ -191,12 +196,10 @@ class _Seat:
                     interrupted.append(await receive.receive())
                 race.cancel_scope.cancel()
 
-            started = time.monotonic()
             race.start_soon(person)
             race.start_soon(referee)
         if answered:
             return None
-        self.late = (time.monotonic() - started) * 1000 >= decide.time_left_ms
         return interrupted[0] if interrupted else None
 
     def _end(self, end: MatchEnd) -> None:

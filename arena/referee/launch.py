@@ -53,7 +53,7 @@ async def open_bots(
             except OSError as error:  # the bot's command cannot run
                 bots[i] = BotFault(FaultKind.STARTUP, f"cannot start {argv[0]!r}: {error}", manifest.label)
                 return
-            bot = Bot(manifest, sandboxed, box.active, freeze=not time_control.ponder)
+            bot = Bot(manifest, sandboxed, box.active, freeze=not time_control.ponder, grace_s=grace_s)
             bots[i] = bot  # from here on closed on the way out, even if stopped mid-handshake
             nursery.start_soon(bot.drain_stderr)
             try:

@@ -20,7 +20,7 @@ from typing import Any, Final
 import trio
 
 from arena.cards import Seed, derive_seed
-from arena.protocol import DECIDE, Error, MatchEnd, MatchStart, encode, encode_raw, spliced
+from arena.protocol import DECIDE, OUT_OF_MATCH, Error, MatchEnd, MatchStart, encode, encode_raw, spliced
 from arena.referee.news import EVENT_BUDGET, EVENT_MAX, News, split_news
 from arena.referee.records import (
     BotFault,
@@ -195,7 +195,7 @@ class _Table:
             self.state.forfeit(seat.number)
             if isinstance(entrant, Bot):
                 seat.bot = None
-                await entrant.close(0)
+                await entrant.close(why=f"{error}; {OUT_OF_MATCH}")  # told why, given its grace to exit
         return out
 
     async def begin(self, match_id: str, variant: str, options: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ from arena.protocol import (
     ActionReply,
     BotHello,
     Bye,
+    Error,
     Hello,
     ProtocolError,
     decode_bot_message,
@@ -57,8 +58,10 @@ class Bot:
     """A live bot process the referee talks to; may play several matches in a row."""
 
     def __init__(self, manifest: BotManifest, sandboxed: Sandboxed, layers: Sequence[str] = (),
-                 *, freeze: bool = False) -> None:
+                 *, freeze: bool = False, grace_s: float = 0.2) -> None:
         self.manifest = manifest
+        self.grace_s = grace_s
+        """How long it is given to exit after its ``bye``."""
         self.layers = list(layers)
         """The sandbox layers the bot runs behind."""
         self.freezes = freeze and sandboxed.can_freeze
@@ -261,14 +264,18 @@ class Bot:
             return BotFault(FaultKind.CLOSED_STDOUT, "closed its stdout but kept running")
         return BotFault(FaultKind.CRASH, _exit_status(code) + (f"; stderr: {tail}" if tail else ""))
 
-    async def close(self, grace_s: float = 0.2) -> None:
-        """Say ``bye``, give the bot a moment to exit, then kill its whole process group."""
+    async def close(self, grace_s: float | None = None, why: str | None = None) -> None:
+        """Say ``bye`` (after an ``error`` saying ``why``, for a bot put out of its match),
+        give the bot ``grace_s`` (default :attr:`grace_s`) to exit, then kill its whole
+        process group."""
+        grace_s = self.grace_s if grace_s is None else grace_s
         if self.alive:
             self.alive = False
             self.sandboxed.thaw()  # to read its bye and exit
+            farewell = _BYE if why is None else encode(Error(why)) + _BYE
             with trio.move_on_after(grace_s):
                 try:
-                    await self._pipes.write(_BYE, time.perf_counter() + grace_s)
+                    await self._pipes.write(farewell, time.perf_counter() + grace_s)
                     await self.sandboxed.process.wait()
                 except (EOFError, TimeoutError):
                     pass

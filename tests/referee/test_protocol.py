@@ -160,6 +160,34 @@ def test_substitute_policy_sends_an_error_before_the_next_request(tmp_path: Path
     assert bot.sandboxed.process.returncode == 0, stderr[-2000:]
 
 
+def test_a_bot_put_out_is_told_why_before_bye(tmp_path: Path) -> None:
+    """Under ``forfeit`` an illegal answer puts the bot out: an ``error``, then ``bye``, and
+    no ``match_end``; the scripted bot exits 0 only if that is what it read, in order."""
+    fly = copy.deepcopy(DECIDES)
+    fly.pop("repeat")
+    fly["reply"] = [{"type": "action", "id": "$id", "action": "fly"}]
+    error = {"expect": {"type": "error", "message": "<str>"}}
+    script = [HELLO, MATCH_START, fly, error, BYE]
+
+    async def main() -> tuple[Bot, MatchResult]:
+        # a long grace: the bot is killed only once it has read its bye and exited
+        async with open_bots([scripted_bot(tmp_path, script), manifest("random")], time_control=SCRIPT_TC,
+                             grace_s=60) as bots:
+            bot = bots[0]
+            assert isinstance(bot, Bot)
+            result = await play_match(SCAT, bots, seed=3, options=OPTIONS, match_id="proto-1",
+                                      time_control=SCRIPT_TC)
+            assert not bot.alive
+        return bot, result
+
+    bot, result = trio.run(main)
+    fault, = result.faults
+    assert (fault.seat, fault.kind, fault.penalty) == (0, "illegal_action", "forfeit")
+    stderr = bot.stderr_text(100_000)
+    assert "SCRIPT FAIL" not in stderr, stderr[-2000:]
+    assert bot.sandboxed.process.returncode == 0, stderr[-2000:]
+
+
 # ---------------------------------------------------------------------------------------
 # decode_bot_message
 
