@@ -420,6 +420,13 @@ Arena.init.push(function replayViewer() {
     draw();
   });
   window.addEventListener("hashchange", fromAddress);
+  // a step of the log is shown as it is clicked, not when its address comes back as a
+  // hashchange: the address the viewer writes after stepping (150 ms on) could land
+  // first and take the view back
+  log.addEventListener("click", (event) => {
+    const item = event.target instanceof Element ? event.target.closest("li[data-step]") : null;
+    if (item) go(Number(item.dataset.step));
+  });
   document.addEventListener("keydown", (event) => {
     const target = event.target;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
