@@ -19,7 +19,7 @@ code (:func:`arena.tournament.stats.uncertainty`, :func:`arena.tournament.stats.
    tables and seatings (every 4-subset of the six entrants: 15 tables, each deal in
    every seat rotation: 60 matches a deal): *duplicate*, every table and rotation of a
    deal dealt the same cards (one deal group: same variant, table size and deal, as
-   :func:`arena.tournament.stats.group_key` has it); *independent*, every match dealt
+   :meth:`arena.tournament.results.Results.groups` has it); *independent*, every match dealt
    from a seed of its own (each match its own group).  A bank of ``--bank`` deal slots
    is played per design; the replicates of a size are disjoint runs of consecutive slots
    (``--bank`` // size of them, at most ``--replicates``), so within a size they are
@@ -84,6 +84,7 @@ from tabulate import tabulate  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 from arena.sdk import MatchInfo  # noqa: E402
 from arena.tournament.ratings import fit_environment, rate  # noqa: E402
+from arena.tournament.results import Results  # noqa: E402
 from arena.tournament.sequential import deal_scores  # noqa: E402
 from arena.tournament.stats import (  # noqa: E402
     MIN_GROUPS,
@@ -449,7 +450,7 @@ def _replicate_job(job: tuple[str, str, int, int, int]) -> dict[str, Any]:
     setup = _SETUP
     chosen = [(s, bank[s]) for s in range(index * size, (index + 1) * size)]
     only = None if scheme == "full" else (lambda k: setup.rounds[k % len(setup.rounds)])
-    matches = records(setup, kind, chosen, only)
+    matches = Results.of(records(setup, kind, chosen, only))
     spread = uncertainty(matches, versions(setup), resamples=resamples, seed=index)
     truth = _TRUTH
     n = len(truth)
@@ -498,7 +499,8 @@ def student_t(df: int) -> float:
 
 def truth_of(setup: Setup, bank: list[list[Row]], resamples: int) -> dict[str, Any]:
     """The long run's Bradley-Terry strengths (the truth), their intervals, and TrueSkill."""
-    matches = records(setup, "truth", enumerate(bank))
+    played = records(setup, "truth", enumerate(bank))
+    matches = Results.of(played)
     wins, counts = comparisons(matches, versions(setup)).total()
     theta = fit_strengths(wins, counts)
     spread = uncertainty(matches, versions(setup), resamples=resamples)
@@ -513,7 +515,7 @@ def truth_of(setup: Setup, bank: list[list[Row]], resamples: int) -> dict[str, A
              for i in range(n) for j in range(i + 1, n)}
     return {
         "deal_groups": spread.groups, "matches": len(matches),
-        "decisions": sum(m.decisions for m in matches),
+        "decisions": sum(m.decisions for m in played),
         "theta": [float(x) for x in theta],
         "theta_interval": [[float(theta[i] + lo), float(theta[i] + hi)] for i, (lo, hi)
                            in enumerate(spread.shift(i) for i in range(n))],
@@ -719,7 +721,7 @@ def run_rankings(args: argparse.Namespace, setup: Setup, report: dict[str, Any],
     for kind in ("duplicate", "independent"):
         _BANKS[kind], phases[kind] = play_bank(setup, kind, args.bank, args.workers, args.reuse)
     pooled = records(setup, "independent", enumerate(_BANKS["independent"]))
-    pooled_theta = fit_strengths(*comparisons(pooled, versions(setup)).total())
+    pooled_theta = fit_strengths(*comparisons(Results.of(pooled), versions(setup)).total())
     report["independent_pooled_theta"] = [float(x) for x in pooled_theta]
 
     schemes = {"full": args.sizes, "rounds": args.round_sizes if setup.rounds else []}

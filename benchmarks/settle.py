@@ -34,6 +34,7 @@ from tabulate import tabulate
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.tournament.league import LOOK_GROWTH  # noqa: E402
+from arena.tournament.results import Results  # noqa: E402
 from arena.tournament.stats import ahead, look_confidence, uncertainty  # noqa: E402
 from arena.tournament.store import MatchRecord, SeatRecord  # noqa: E402
 
@@ -89,7 +90,7 @@ def deal_matches(rng: np.random.Generator, case: Case, deal: int) -> list[MatchR
 
 def settles(matches: list[MatchRecord], bots: int, level: float) -> bool:
     """Whether every neighbour of the fitted order is ahead of the next at ``level``."""
-    spread = uncertainty(matches, list(range(bots)), resamples=400, level=level)
+    spread = uncertainty(Results.of(matches), list(range(bots)), resamples=400, level=level)
     if not spread.enough:
         return False
     order = sorted(range(bots), key=lambda b: -spread.theta[b])

@@ -33,6 +33,7 @@ from contextlib import ExitStack, closing
 from typing import Final
 
 from arena.tournament.ratings import Rating, quality, rate, ratings
+from arena.tournament.results import Results
 from arena.tournament.runner import (
     Executor,
     Observer,
@@ -113,7 +114,7 @@ def run_ladder(spec: TournamentSpec, store: Store, observer: Observer, *, matche
             executor = owned.enter_context(closing(make_executor(spec, observer)))
         names = [v.bot for v in entrants(spec, store, observer.notice).versions] if spec.entrants else []
         store.save_tournament(spec.name, spec.to_dict())
-        current = {plan.variant.name: rate(store.matches(spec.name, plan.variant.name)) for plan in spec.variants}
+        current = {plan.variant.name: rate(store.results(spec.name, plan.variant.name)) for plan in spec.variants}
         last = _last_played(list(store.matches(spec.name)))
         target = matches or float("inf")
         summary = RunSummary(spec.name, int(min(target, 10**9)), 0)
@@ -129,7 +130,7 @@ def run_ladder(spec: TournamentSpec, store: Store, observer: Observer, *, matche
                 """Reported once for the whole run."""
 
             def played(self, match: MatchRecord) -> None:
-                current[match.variant].update(rate([match], current[match.variant]))
+                current[match.variant].update(rate(Results.of([match]), current[match.variant]))
                 for seat in match.seats:
                     last[seat.version] = match.seq
                 observer.played(match)

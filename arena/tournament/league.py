@@ -21,6 +21,7 @@ from typing import Any, Final
 from arena.referee import FaultPolicy, TimeControl
 from arena.rules import get_variant
 from arena.tournament.ratings import Rating, quality, rate, ratings
+from arena.tournament.results import Results
 from arena.tournament.runner import (
     Observer,
     RunError,
@@ -136,7 +137,7 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
     get_variant(settings.variant).check_players(settings.players)
     with lock(store, LEAGUE), closing(make_executor(spec, observer)) as executor:
         pool = _pool(store, settings.variant, settings.players)
-        current = rate(store.matches(LEAGUE, settings.variant))
+        current = rate(store.results(LEAGUE, settings.variant))
         played = {v: r.matches for v, r in current.items()}
         wave = executor.capacity()
         target = settings.matches or float("inf")
@@ -153,7 +154,7 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
                 """Already reported for the whole league run."""
 
             def played(self, match: MatchRecord) -> None:
-                current.update(rate([match], current))
+                current.update(rate(Results.of([match]), current))
                 for seat in match.seats:
                     played[seat.version] = played.get(seat.version, 0) + 1
                 observer.played(match)

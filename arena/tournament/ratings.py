@@ -33,14 +33,15 @@ import hashlib
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Final, Generic, TypeVar
 
 import trueskill
 
-from arena.tournament.store import Outcome, Store
+from arena.tournament.results import Results
+from arena.tournament.store import Store
 
 __all__ = [
     "DEFAULT", "Environment", "Rating", "conservative", "environment", "fit_environment",
@@ -136,16 +137,14 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def rate(matches: Iterable[Outcome], start: dict[int, Rating] | None = None,
+def rate(matches: Results, start: dict[int, Rating] | None = None,
          env: Environment = DEFAULT) -> dict[int, Rating]:
     """Ratings per bot version after every match, in the order given, from ``start``
     (default: everyone new)."""
     state = {v: (r.mu, r.sigma) for v, r in (start or {}).items()}  # as floats: resuming rates alike
     played = {v: r.matches for v, r in (start or {}).items()}
-    for match in matches:
-        versions = [s.version for s in match.seats]
+    for versions, ranks in matches.tables():
         teams = [(trueskill.Rating(*state.get(v, (MU, SIGMA))),) for v in versions]
-        ranks = [s.placement for s in match.seats]
         updated = env.rate(teams, ranks)
         for version, (rating,) in zip(versions, updated):
             state[version] = (float(rating.mu), float(rating.sigma))
@@ -159,24 +158,20 @@ def quality(ratings: Iterable[Rating]) -> float:
     return float(DEFAULT.model.quality([(trueskill.Rating(r.mu, r.sigma),) for r in ratings]))
 
 
-def fit_environment(matches: Sequence[Outcome]) -> Environment:
+def fit_environment(matches: Results) -> Environment:
     """The draw probability and beta that describe these matches best (module docstring).
     A fit re-rates its matches nine times, and pages that follow a ladder ask again as every
     match lands while the first :data:`FIT_MATCHES`, all it looks at, stay the same: fits
     are remembered by what they depend on (:class:`_Remembered`)."""
     chosen = matches[:FIT_MATCHES]
-    return _FITS.get(_results(chosen), lambda: _fit(chosen))
+    return _FITS.get(chosen.digest(), lambda: _fit(chosen))
 
 
-def _fit(chosen: Sequence[Outcome]) -> Environment:
-    pairs = ties = 0
-    for match in chosen:
-        seats = match.seats
-        for i, a in enumerate(seats):
-            for b in seats[i + 1:]:
-                if a.version != b.version:
-                    pairs += 1
-                    ties += a.placement == b.placement
+def _fit(chosen: Results) -> Environment:
+    both = chosen.pairs()
+    apart = chosen.version[both.first] != chosen.version[both.second]
+    pairs = int(apart.sum())
+    ties = int((apart & (chosen.placement[both.first] == chosen.placement[both.second])).sum())
     if not pairs:
         return DEFAULT
     draw = min(max(ties / pairs, 0.01), 0.6)
@@ -184,31 +179,29 @@ def _fit(chosen: Sequence[Outcome]) -> Environment:
     return Environment(best, draw)
 
 
-def _predictive(matches: Sequence[Outcome], env: Environment) -> float:
+def _predictive(matches: Results, env: Environment) -> float:
     """Log-likelihood of every pair's result, each predicted from the ratings before its match."""
     unit = NormalDist()
     margin = unit.inv_cdf((env.draw + 1) / 2) * math.sqrt(2) * env.beta
     state: dict[int, trueskill.Rating] = {}
     total = 0.0
-    for match in matches:
-        seats = match.seats
-        teams = [(state.get(s.version) or trueskill.Rating(MU, SIGMA),) for s in seats]
-        for i, a in enumerate(seats):
-            for j in range(i + 1, len(seats)):
-                b = seats[j]
-                if a.version == b.version:
+    for versions, places in matches.tables():
+        teams = [(state.get(v) or trueskill.Rating(MU, SIGMA),) for v in versions]
+        for i, a in enumerate(versions):
+            for j in range(i + 1, len(versions)):
+                if a == versions[j]:
                     continue
                 ra, rb = teams[i][0], teams[j][0]
                 spread = math.sqrt(2 * env.beta ** 2 + ra.sigma ** 2 + rb.sigma ** 2)
                 lead = float(ra.mu - rb.mu)
-                if a.placement == b.placement:
+                if places[i] == places[j]:
                     p = unit.cdf((margin - lead) / spread) - unit.cdf((-margin - lead) / spread)
                 else:
-                    sign = 1.0 if a.placement < b.placement else -1.0
+                    sign = 1.0 if places[i] < places[j] else -1.0
                     p = unit.cdf((sign * lead - margin) / spread)
                 total += math.log(max(p, 1e-12))
-        for s, (rating,) in zip(seats, env.rate(teams, [s.placement for s in seats])):
-            state[s.version] = rating
+        for v, (rating,) in zip(versions, env.rate(teams, places)):
+            state[v] = rating
     return total
 
 
@@ -237,19 +230,6 @@ class _Remembered(Generic[T]):
         return value
 
 
-def _results(matches: Sequence[Outcome]) -> bytes:
-    """A digest of all that rating ``matches`` depends on: each seat's version and
-    placement, match by match, in order."""
-    digest = hashlib.blake2b(digest_size=20)
-    for match in matches:
-        digest.update(_said(match))
-    return digest.digest()
-
-
-def _said(match: Outcome) -> bytes:
-    return b"|".join(b"%d:%d" % (s.version, s.placement) for s in match.seats) + b";"
-
-
 _FITS: Final[_Remembered[Environment]] = _Remembered()
 
 MARKS: Final = 512
@@ -273,7 +253,7 @@ class _Journal:
         """``marks[k]``: the digest of the first ``(k + 1) * stride`` results, and the ratings after them."""
         self.lock = threading.Lock()
 
-    def advance(self, matches: Sequence[Outcome]) -> dict[int, Rating]:
+    def advance(self, matches: Results) -> dict[int, Rating]:
         """The ratings after ``matches`` (all of the ranking's, in rating order)."""
         digest = hashlib.blake2b(digest_size=20)
         done = kept = 0
@@ -281,8 +261,7 @@ class _Journal:
             if done + self.stride > len(matches):
                 break
             trial = digest.copy()
-            for match in matches[done:done + self.stride]:
-                trial.update(_said(match))
+            trial.update(matches[done:done + self.stride].said())
             if trial.digest() != said:
                 break
             digest, done, kept = trial, done + self.stride, kept + 1
@@ -290,8 +269,7 @@ class _Journal:
         current = self.marks[-1][1] if self.marks else {}
         while done + self.stride <= len(matches):
             chunk = matches[done:done + self.stride]
-            for match in chunk:
-                digest.update(_said(match))
+            digest.update(chunk.said())
             current = rate(chunk, current, self.env)
             done += self.stride
             self.marks.append((digest.digest(), current))

@@ -32,8 +32,7 @@ show (deterministic bots level on most deals).
 from __future__ import annotations
 
 import math
-from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Final
@@ -41,7 +40,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from arena.tournament.store import Outcome
+from arena.tournament.results import Results
 
 __all__ = [
     "LOGISTIC_TO_NORMAL",
@@ -53,7 +52,6 @@ __all__ = [
     "comparisons",
     "confidence_sequence",
     "fit_strengths",
-    "group_key",
     "look_confidence",
     "rating_points",
     "t_quantile",
@@ -73,13 +71,6 @@ _ITERATIONS: Final = 400
 _TOLERANCE: Final = 1e-9
 
 Array = npt.NDArray[np.float64]
-
-
-def group_key(match: Outcome) -> tuple[object, ...]:
-    """The matches dealt the same cards share this key; a match from a public seed is alone."""
-    if match.deal is None:
-        return ("match", match.id)
-    return (match.variant, len(match.seats), match.deal)
 
 
 @dataclass(frozen=True)
@@ -119,33 +110,36 @@ class Comparisons:
         return wins[0], counts[0]
 
 
-def comparisons(matches: Iterable[Outcome], versions: Sequence[int]) -> Comparisons:
+def comparisons(matches: Results, versions: Sequence[int]) -> Comparisons:
     """Every pair of seats of ``versions`` at a table, summed per deal group."""
-    index = {v: k for k, v in enumerate(versions)}
-    groups: dict[tuple[object, ...], int] = {}
     n = len(versions)
-    # plain arrays, summed by numpy: a dict per (cell, group) took ~150 bytes an entry
-    group, cell, won = array("q"), array("q"), array("d")
-    for match in matches:
-        g = groups.setdefault(group_key(match), len(groups))
-        seats = [(index[s.version], s.placement) for s in match.seats if s.version in index]
-        for a, (i, pi) in enumerate(seats):
-            for j, pj in seats[a + 1:]:
-                if i != j:
-                    score = 1.0 if pi < pj else 0.5 if pi == pj else 0.0
-                    group.extend((g, g))
-                    cell.extend((i * n + j, j * n + i))
-                    won.extend((score, 1.0 - score))
-    total = max(len(groups), 1)
-    keys = np.frombuffer(cell, dtype=np.int64) * total + np.frombuffer(group, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    unique, starts = np.unique(keys[order], return_index=True)
-    wins = np.add.reduceat(np.frombuffer(won, dtype=np.float64)[order], starts) if unique.size else np.zeros(0)
-    counts = np.diff(np.append(starts, keys.size)).astype(np.float64)
+    group, groups = matches.groups()
+    total = max(groups, 1)
+    both = matches.pairs()
+    i, j = _positions(matches.version[both.first], versions), _positions(matches.version[both.second], versions)
+    kept = (i >= 0) & (j >= 0) & (i != j)
+    i, j, g = i[kept], j[kept], group[both.match[kept]]
+    first, second = matches.placement[both.first[kept]], matches.placement[both.second[kept]]
+    score = np.where(first < second, 1.0, np.where(first == second, 0.5, 0.0))
+    keys = np.concatenate([i * n + j, j * n + i]) * total + np.concatenate([g, g])
+    won = np.concatenate([score, 1.0 - score])
+    unique, inverse = np.unique(keys, return_inverse=True)
+    wins = np.bincount(inverse.reshape(-1), weights=won, minlength=unique.size).astype(np.float64)
+    counts = np.bincount(inverse.reshape(-1), minlength=unique.size).astype(np.float64)
     by_cell = (unique // total).astype(np.intp)
-    cells, first = np.unique(by_cell, return_index=True)
+    cells, first_entry = np.unique(by_cell, return_index=True)
     return Comparisons(total, n, (unique % total).astype(np.intp), by_cell, wins, counts, cells.astype(np.intp),
-                       first.astype(np.intp))
+                       first_entry.astype(np.intp))
+
+
+def _positions(found: npt.NDArray[np.int64], versions: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Where each of ``found`` stands in ``versions`` (-1 where it does not)."""
+    if not versions:
+        return np.full(found.shape, -1, dtype=np.int64)
+    wanted = np.asarray(versions, dtype=np.int64)
+    order = np.argsort(wanted, kind="stable")
+    at = np.minimum(np.searchsorted(wanted[order], found), len(wanted) - 1)
+    return np.where(wanted[order][at] == found, order[at], -1)
 
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
@@ -233,14 +227,13 @@ class Uncertainty:
         return int(low), int(high)
 
 
-def uncertainty(matches: Iterable[Outcome], versions: Sequence[int], *, resamples: int = 1000,
+def uncertainty(matches: Results, versions: Sequence[int], *, resamples: int = 1000,
                 seed: int = 0, level: float = 0.95) -> Uncertainty:
     """Fit and bootstrap over deal groups (``seed`` makes the resampling reproducible), the
     spread stretched for statements at ``level`` (:func:`widening`)."""
-    played = list(matches)
-    compared = comparisons(played, versions)
+    compared = comparisons(matches, versions)
     groups = compared.groups
-    if not played:
+    if not len(matches):
         return Uncertainty(tuple(versions), np.zeros(len(versions)), np.zeros((1, len(versions))), 0)
     theta = fit_strengths(*compared.total())
     rng = np.random.default_rng(seed)

@@ -25,16 +25,16 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol, Self
+from typing import Any, Final, Self
 from urllib.parse import quote
 
 from arena.errors import ArenaError
+from arena.tournament.results import Gathered, Results
 
 __all__ = [
     "DEFAULT_DB",
     "MatchRecord",
-    "Outcome",
-    "Result",
+    "Results",
     "SeatRecord",
     "Store",
     "HeldError",
@@ -345,31 +345,6 @@ _NO_LOG: Final = ("id, tournament, seq, variant, players, options, seed, reason,
 """A match's columns, its log left out."""
 
 
-class Outcome(Protocol):
-    """What ratings, rankings and the deal-group bootstrap read of a match: a
-    :class:`MatchRecord`, or the lighter :class:`Result`."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def variant(self) -> str: ...
-    @property
-    def deal(self) -> int | None: ...
-    @property
-    def seats(self) -> tuple[SeatRecord, ...]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """A stored match as rankings read it: who sat where and how each seat did, without
-    its options, faults and log (a ladder's pages read every match of it, often)."""
-
-    id: str
-    variant: str
-    deal: int | None
-    seats: tuple[SeatRecord, ...]
-
-
 class Store:
     """A connection to the results database; create it, upgrade it, read and write it."""
 
@@ -668,29 +643,25 @@ class Store:
         for r in rows:
             yield _match(r, tuple(seats.get(r["id"], ())))
 
-    def results(self, tournament: str | None = None, variant: str | None = None) -> list[Result]:
-        """The stored matches as rankings read them (:class:`Result`), in rating order, in one
-        query: a fraction of the time and memory of :meth:`matches`."""
+    def results(self, tournament: str | None = None, variant: str | None = None) -> Results:
+        """The stored matches as rankings read them (:class:`Results`), in rating order, in
+        one query: a fraction of the time and memory of :meth:`matches`."""
         cursor = self._db.cursor()
         cursor.row_factory = None  # plain tuples: a ladder has many
         rows = cursor.execute(
-            "SELECT m.id, m.variant, m.deal, s.version, s.placement, s.score, s.faults, s.decisions, s.think_s"
+            "SELECT m.id, m.variant, m.deal, s.version, s.placement, s.faults"
             " FROM matches m JOIN seats s ON s.match = m.id WHERE (? IS NULL OR m.tournament = ?)"
             " AND (? IS NULL OR m.variant = ?) ORDER BY m.tournament, m.seq, m.rowid, s.seat",
             (tournament, tournament, variant, variant),
         )
-        found: list[Result] = []
-        current: tuple[str, str, int | None] | None = None
-        seats: list[SeatRecord] = []
-        for match_id, played, deal, *seat in rows:
-            if current is None or current[0] != match_id:
-                if current is not None:
-                    found.append(Result(*current, tuple(seats)))
-                current, seats = (match_id, played, deal), []
-            seats.append(SeatRecord(*seat))
-        if current is not None:
-            found.append(Result(*current, tuple(seats)))
-        return found
+        gathered = Gathered()
+        current = None
+        for match_id, played, deal, version, placement, faults in rows:
+            if match_id != current:
+                current = match_id
+                gathered.match(played, deal)
+            gathered.seat(version, placement, faults)
+        return gathered.results()
 
     def variants(self, tournament: str | None = None) -> list[str]:
         """The variants with stored matches (in ``tournament``), sorted."""

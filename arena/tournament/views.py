@@ -13,12 +13,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from arena.errors import ArenaError
 from arena.text import counted
 from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
-from arena.tournament.stats import Uncertainty, ahead, group_key, rating_points, uncertainty
-from arena.tournament.store import MatchRecord, Outcome, Store, VersionRow
+from arena.tournament.results import Results
+from arena.tournament.stats import Uncertainty, ahead, rating_points, uncertainty
+from arena.tournament.store import MatchRecord, Store, VersionRow
 
 __all__ = [
     "Crosstable",
@@ -195,20 +198,25 @@ class Standing:
         }
 
 
-def _tally(matches: Iterable[Outcome]) -> dict[int, _Tally]:
-    tallies: dict[int, _Tally] = {}
-    for match in matches:
-        for seat in match.seats:
-            tally = tallies.get(seat.version)
-            if tally is None:
-                tally = tallies[seat.version] = _Tally()
-            tally.matches += 1
-            tally.wins += seat.placement == 1
-            tally.placements += seat.placement
-            tally.faults += seat.faults
-            tally.ahead |= any(o.placement > seat.placement for o in match.seats if o.version != seat.version)
-            tally.behind |= any(o.placement < seat.placement for o in match.seats if o.version != seat.version)
-    return tallies
+def _tally(matches: Results) -> dict[int, _Tally]:
+    """Each version's seats, wins, placements and faults, and whether it ever placed ahead
+    of (or behind) another bot, in order of first appearance."""
+    found, first, seat_of = np.unique(matches.version, return_index=True, return_inverse=True)
+    seat_of = seat_of.reshape(-1)
+    size = len(found)
+    seats = np.bincount(seat_of, minlength=size)
+    wins = np.bincount(seat_of, weights=matches.placement == 1, minlength=size)
+    placements = np.bincount(seat_of, weights=matches.placement, minlength=size)
+    faults = np.bincount(seat_of, weights=matches.faults, minlength=size)
+    both = matches.pairs()
+    a, b = seat_of[both.first], seat_of[both.second]
+    pa, pb = matches.placement[both.first], matches.placement[both.second]
+    first_ahead, second_ahead = (a != b) & (pa < pb), (a != b) & (pb < pa)
+    ahead, behind = np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
+    ahead[a[first_ahead]] = ahead[b[second_ahead]] = True
+    behind[b[first_ahead]] = behind[a[second_ahead]] = True
+    return {int(found[k]): _Tally(int(seats[k]), int(wins[k]), int(placements[k]), int(faults[k]), bool(ahead[k]),
+                                  bool(behind[k])) for k in np.argsort(first, kind="stable")}
 
 
 def standings(store: Store, tournament: str, variant: str | None = None, *, level: float = 0.95) -> list[Standing]:
@@ -245,7 +253,7 @@ def ranked(store: Store, tournament: str, variant: str | None = None, *,
 
 def ranking_groups(store: Store, tournament: str, variant: str | None = None) -> int:
     """How many independent deal groups the ranking rests on."""
-    return len({group_key(m) for m in store.results(tournament, variant)})
+    return store.results(tournament, variant).groups()[1]
 
 
 def _rank_key(rating: Rating) -> float:
@@ -290,20 +298,22 @@ def crosstable(store: Store, tournament: str, variant: str | None = None,
     (``known``: its standings at level 0.95 and their bootstrap, where the caller has them)."""
     rows, spread = ranked(store, tournament, variant) if known is None else known
     order = [s.version for s in rows]
-    counts: dict[tuple[int, int], list[int]] = {}
     matches = store.results(tournament, variant)
     stronger = {(a.id, b.id): spread.stronger(i, j) for i, a in enumerate(order) for j, b in enumerate(order)
                 if i != j and spread.enough}
-    for match in matches:
-        seats = match.seats
-        for i, a in enumerate(seats):
-            for b in seats[i + 1 :]:
-                if a.version == b.version:
-                    continue
-                outcome = (a.placement > b.placement) - (a.placement < b.placement)  # -1: a placed better
-                counts.setdefault((a.version, b.version), [0, 0, 0])[1 + outcome] += 1
-                counts.setdefault((b.version, a.version), [0, 0, 0])[1 - outcome] += 1
-    records = {pair: (w, t, lost) for pair, (w, t, lost) in counts.items()}
+    both = matches.pairs()
+    first, second = matches.version[both.first], matches.version[both.second]
+    apart = first != second
+    outcome = np.sign(matches.placement[both.first[apart]] - matches.placement[both.second[apart]])  # -1: first better
+    records: dict[tuple[int, int], tuple[int, int, int]] = {}
+    if outcome.size:
+        cases, times = np.unique(np.stack([first[apart], second[apart], outcome], axis=1), axis=0,
+                                   return_counts=True)
+        tallied: dict[tuple[int, int], list[int]] = {}
+        for (x, y, result), count in zip(cases.tolist(), times.tolist()):
+            tallied.setdefault((x, y), [0, 0, 0])[1 + result] += count
+            tallied.setdefault((y, x), [0, 0, 0])[1 - result] += count
+        records = {pair: (w, t, lost) for pair, (w, t, lost) in tallied.items()}
     return Crosstable(order, records, stronger)
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.store import MatchRecord, Result, Store
+from arena.tournament.results import Results
+from arena.tournament.store import MatchRecord, Store
 from arena.tournament.views import ResultsError
 
 __all__ = ["Played", "RatingsMemo", "ReadOnlyStore", "SeatRow", "Tally", "Wanted"]
@@ -104,9 +105,9 @@ class ReadOnlyStore(Store):
                                "--db (or ARENA_DB) at one")
         super().__init__(path, read_only=True)
         self._memo = memo or RatingsMemo()
-        self._results: dict[tuple[str | None, str | None], list[Result]] = {}
+        self._results: dict[tuple[str | None, str | None], Results] = {}
 
-    def results(self, tournament: str | None = None, variant: str | None = None) -> list[Result]:
+    def results(self, tournament: str | None = None, variant: str | None = None) -> Results:
         """As :meth:`Store.results`, read once per store: a page opens its own store and asks
         for a ranking's matches from several views (the table, the heat map, the history),
         which then all see the same matches."""

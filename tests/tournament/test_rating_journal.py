@@ -10,6 +10,7 @@ import pytest
 
 from arena.tournament import ratings as ratings_module
 from arena.tournament.ratings import fit_environment, history, rate, ratings
+from arena.tournament.results import Results
 from arena.tournament.store import MatchRecord, SeatRecord, Store
 
 
@@ -82,6 +83,11 @@ def test_results_read_what_matches_read_in_the_same_order(tmp_path: Path) -> Non
     rng = random.Random(2)
     for n, seq in enumerate([0, 1, 0, 1, 2, 2, 0]):
         add(store, seq, rng.sample(versions, rng.choice((2, 3))), rng, name=f"z-{6 - n}")
-    full = [(m.id, m.variant, m.deal, m.seats) for m in store.matches("t")]
-    assert [(r.id, r.variant, r.deal, r.seats) for r in store.results("t")] == full
-    assert [m[0] for m in full] == ["z-6", "z-4", "z-0", "z-5", "z-3", "z-2", "z-1"]  # by seq, then as stored
+    full = list(store.matches("t"))
+    assert columns(store.results("t")) == columns(Results.of(full))
+    assert [m.id for m in full] == ["z-6", "z-4", "z-0", "z-5", "z-3", "z-2", "z-1"]  # by seq, then as stored
+
+
+def columns(results: Results) -> tuple[object, ...]:
+    return (results.variants, *(c.tolist() for c in (results.variant, results.deal, results.starts, results.version,
+                                                     results.placement, results.faults)))

@@ -20,6 +20,7 @@ import pytest
 from arena.rules import get_variant
 from arena.tournament.logs import compress_log, decompress_log
 from arena.tournament.ratings import fit_environment, rate, scope
+from arena.tournament.results import Results
 from arena.tournament.store import MIGRATIONS, MatchRecord, SeatRecord, Store
 from arena.tournament.views import EXPORT_FIELDS, STANDING_FIELDS
 
@@ -268,7 +269,7 @@ def test_rerate_recomputes_the_cached_ratings(db: Path) -> None:
     with Store(db) as store:
         for tournament, variant in (("summer", None), ("summer", "banking"), ("summer", "scat"), ("spring", None)):
             cached = store.cached_ratings(scope(tournament, variant))
-            matches = list(store.matches(tournament, variant))
+            matches = Results.of(store.matches(tournament, variant))
             expected = rate(matches, env=fit_environment(matches))
             assert cached is not None
             assert cached[0] == {v: (r.mu, r.sigma, r.matches) for v, r in expected.items()}
@@ -293,7 +294,7 @@ def test_ratings_cached_by_an_older_arena_are_dropped_and_recomputed(db: Path) -
     result = arena("table", "--tournament", "summer", "--json", db=db)
     assert result.returncode == 0, result.stderr
     with Store(db) as store:
-        matches = list(store.matches("summer"))
+        matches = Results.of(store.matches("summer"))
         expected = rate(matches, env=fit_environment(matches))
     assert sorted(r["mu"] for r in json.loads(result.stdout)["standings"]) == pytest.approx(
         sorted(r.mu for r in expected.values()), abs=0.01)

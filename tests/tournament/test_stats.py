@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from arena.tournament.ratings import fit_environment
+from arena.tournament.results import Results
 from arena.tournament.stats import (
     MIN_GROUPS,
     ahead,
     comparisons,
     fit_strengths,
-    group_key,
     look_confidence,
     sequential_test,
     uncertainty,
@@ -59,8 +59,9 @@ def test_matches_dealt_the_same_cards_are_one_group() -> None:
     dealt = [match(0, {1: 1, 2: 2}, 7), match(1, {1: 2, 3: 1}, 7), match(2, {1: 1, 2: 2}, 8),
              match(3, {1: 1, 2: 2}, 7, variant="schwimmen"), match(4, {1: 1, 2: 2}, None),
              match(5, {1: 1, 2: 2}, None)]
-    assert len({group_key(m) for m in dealt}) == 5  # deal 7 of scat is shared; public seeds stand alone
-    compared = comparisons(dealt, [1, 2, 3])
+    group, groups = Results.of(dealt).groups()
+    assert groups == 5 and group.tolist() == [0, 0, 1, 2, 3, 4]  # deal 7 of scat is shared; public seeds alone
+    compared = comparisons(Results.of(dealt), [1, 2, 3])
     wins, counts = compared.weighted(np.eye(5))  # each group alone
     assert compared.groups == 5 and wins.shape == (5, 3, 3) and counts.sum() == 2 * 6  # counted both ways
     assert wins[0, 0, 1] == 1 and wins[0, 2, 0] == 1  # deal 7: 1 beat 2, 3 beat 1
@@ -68,12 +69,13 @@ def test_matches_dealt_the_same_cards_are_one_group() -> None:
 
 
 def test_ties_count_half_both_ways() -> None:
-    wins, counts = comparisons([match(0, {1: 1, 2: 1}, 0)], [1, 2]).total()
+    wins, counts = comparisons(Results.of([match(0, {1: 1, 2: 1}, 0)]), [1, 2]).total()
     assert wins[0, 1] == wins[1, 0] == 0.5 and counts[0, 1] == 1
 
 
 def test_a_clear_ladder_is_ordered_and_separated() -> None:
-    spread = uncertainty(heads_up([1.5, 0.5, -0.5, -1.5], 60, random.Random(3)), [0, 1, 2, 3], resamples=400)
+    played = Results.of(heads_up([1.5, 0.5, -0.5, -1.5], 60, random.Random(3)))
+    spread = uncertainty(played, [0, 1, 2, 3], resamples=400)
     assert spread.enough and spread.groups == 60
     assert list(np.argsort(-spread.theta)) == [0, 1, 2, 3]
     assert [spread.rank_range(i) for i in range(4)] == [(1, 1), (2, 2), (3, 3), (4, 4)]
@@ -82,13 +84,13 @@ def test_a_clear_ladder_is_ordered_and_separated() -> None:
 
 
 def test_equal_bots_are_not_separated_and_share_rank_ranges() -> None:
-    spread = uncertainty(heads_up([0.0, 0.0, 0.0], 40, random.Random(5)), [0, 1, 2], resamples=400)
+    spread = uncertainty(Results.of(heads_up([0.0, 0.0, 0.0], 40, random.Random(5))), [0, 1, 2], resamples=400)
     assert not any(spread.separated(i, j) for i in range(3) for j in range(3) if i != j)
     assert all(spread.rank_range(i)[1] - spread.rank_range(i)[0] >= 1 for i in range(3))
 
 
 def test_too_few_deals_claim_nothing() -> None:
-    spread = uncertainty(heads_up([2.0, 0.0], MIN_GROUPS - 1, random.Random(1)), [0, 1], resamples=100)
+    spread = uncertainty(Results.of(heads_up([2.0, 0.0], MIN_GROUPS - 1, random.Random(1))), [0, 1], resamples=100)
     assert not spread.enough
 
 
@@ -98,7 +100,7 @@ def test_intervals_cover_the_true_difference() -> None:
     truth = [0.6, 0.0, -0.6]
     covered = 0
     for replicate in range(40):
-        spread = uncertainty(heads_up(truth, 30, random.Random(replicate)), [0, 1, 2], resamples=300,
+        spread = uncertainty(Results.of(heads_up(truth, 30, random.Random(replicate))), [0, 1, 2], resamples=300,
                              seed=replicate)
         _, low, high = spread.difference(0, 2)
         covered += low <= truth[0] - truth[2] <= high
@@ -168,15 +170,16 @@ def test_the_interval_holds_the_true_score_whenever_the_test_stops() -> None:
 
 def test_the_environment_is_fitted_to_the_matches() -> None:
     tied = [match(i, {1: 1, 2: 1, 3: 2}, i) for i in range(30)]
-    assert fit_environment(tied).draw == pytest.approx(1 / 3, abs=0.01)
+    assert fit_environment(Results.of(tied)).draw == pytest.approx(1 / 3, abs=0.01)
     rng = random.Random(2)
     decisive = [match(i, {1: 1, 2: 2}, i) for i in range(60)]
     noisy = [match(i, {1: 1, 2: 2} if rng.random() < 0.55 else {1: 2, 2: 1}, i) for i in range(60)]
-    assert fit_environment(noisy).beta > fit_environment(decisive).beta
+    assert fit_environment(Results.of(noisy)).beta > fit_environment(Results.of(decisive)).beta
 
 
 def test_no_matches_claim_nothing_and_do_not_fail() -> None:
-    assert not uncertainty([], [1, 2]).enough and uncertainty([], []).groups == 0
+    none = Results.of([])
+    assert not uncertainty(none, [1, 2]).enough and uncertainty(none, []).groups == 0
 
 
 def test_separated_has_one_meaning_and_a_reversed_order_is_not_it() -> None:
@@ -230,6 +233,6 @@ def test_equal_bots_looked_at_many_times_are_rarely_settled() -> None:
 
 def _settles(played: list[MatchRecord], level: float) -> bool:
     """Whether two bots are ordered at ``level``, as ``[settle]`` judges a look."""
-    spread = uncertainty(played, [0, 1], resamples=300, level=level)
+    spread = uncertainty(Results.of(played), [0, 1], resamples=300, level=level)
     order = sorted((0, 1), key=lambda b: -spread.theta[b])
     return spread.enough and ahead(spread.stronger(*order), level)

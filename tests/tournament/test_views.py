@@ -12,6 +12,7 @@ from arena.rules import get_variant
 from arena.rules.game import MatchState
 from arena.tournament.logs import compress_log
 from arena.tournament.ratings import Rating, fit_environment, rate, ratings, scope
+from arena.tournament.results import Results
 from arena.tournament.store import MatchRecord, SeatRecord, Store, StoreError
 from arena.tournament.views import (
     EXPORT_FIELDS,
@@ -187,7 +188,7 @@ def test_replay_as_one_seat_hides_the_others_cards(store: Store) -> None:
 
 def fitted(store: Store, tournament: str, variant: str | None = None) -> dict[int, Rating]:
     """The ratings of the stored matches, rated with the environment fitted to them."""
-    matches = list(store.matches(tournament, variant))
+    matches = Results.of(store.matches(tournament, variant))
     return rate(matches, env=fit_environment(matches))
 
 
