@@ -79,7 +79,8 @@ def play_command(
     Your seat is one more player to the referee: the rules, the fault handling and the
     store are those bots meet; your clock has no limit unless --move-seconds sets one.
     Each of your turns shows the table, what everyone did since your last move and the
-    legal actions, numbered: type a number, an action (`discard Qs`) or its cards (`Qs`).
+    legal actions, numbered: type a number, an action (`discard Qs`) or its cards (`Qs`);
+    in Skat's auction a number is the bid (`20` bids 20) and `#3` is choice 3.
     Ctrl+C (or `quit`) leaves: the match is then recorded as abandoned.  Every game is
     stored under the tournament `play`: `arena show MATCH` replays one, `arena play
     --history` lists yours, `arena table -t play` ranks everyone who played there.

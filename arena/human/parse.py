@@ -2,7 +2,9 @@
 
 Accepted, for the legal actions of a decision (their protocol text, numbered from 1):
 
-* a number: that choice (``3``);
+* a number: that choice (``3``), or ``#3``; but where an action carries a value a person
+  types as a number (a Skat bid: ``bid 20``), a number alone is that value (``20`` bids
+  20; almost every low bid is also a choice's number) and a choice is typed ``#3``;
 * an action's text, in any case and with cards written any way ``arena`` reads them
   (``discard qs``, ``DISCARD 10h``);
 * its cards alone, in any order, when one action uses exactly those (``Qs`` for
@@ -24,16 +26,36 @@ from typing import Final
 
 from arena.cards import CardError, parse_card
 from arena.errors import ArenaError
-from arena.human.render import HELP
 
-__all__ = ["InputError", "choose"]
+__all__ = ["HELP", "HelpAsked", "InputError", "choose", "valued"]
 
 SHOWN: Final = 8
 """Candidates an ambiguous input's message lists at most."""
+VALUED: Final = frozenset({"bid"})
+"""Kinds of action whose number is what a person means by typing a number alone."""
+
+HELP: Final = """\
+Choose one of the numbered actions.  You can type:
+  a number          3                  (#3 where numbers are bids: there 20 bids 20)
+  the action        discard Qs     swap_one 7s Qh     bid 20     declare grand hand
+  its cards         Qs             7s Qh              (when only one action uses them)
+  its first word    draw   knock   pass               (when only one action starts so)
+Cards are rank then suit: As Th 7c (10h and upper case work too).
+Ctrl+C or "quit" leaves the match (it is recorded as abandoned)."""
 
 
 class InputError(ArenaError, ValueError):
     """An input that names no legal action, or several; the message says why."""
+
+
+class HelpAsked(InputError):
+    """The person asked for help (``?``): the message is the help, nothing was refused."""
+
+
+def valued(legal: Sequence[str]) -> list[str]:
+    """The values a number typed alone means now, in order (Skat's bids), if any."""
+    return [parts[1] for parts in (action.split() for action in legal)
+            if len(parts) == 2 and parts[0] in VALUED and parts[1].isdigit()]
 
 
 @dataclass(frozen=True)
@@ -76,9 +98,16 @@ def choose(text: str, legal: Sequence[str]) -> str:
     if not text:
         raise InputError(f"type a number from 1 to {len(legal)}, an action or its cards (? for help)")
     if text in ("?", "help"):
-        raise InputError(HELP)
-    if text.isdigit():
-        number = int(text)
+        raise HelpAsked(HELP)
+    values = valued(legal)
+    if text.isdigit() and values:
+        carrying = [action for action in legal if action.split()[1:] == [str(int(text))]]
+        if len(carrying) == 1:
+            return carrying[0]
+        raise InputError(f"{int(text)} is not a bid you can make now: {values[0]} to {values[-1]} "
+                         "(a numbered choice is typed #N)")
+    if text.isdigit() or (text[:1] == "#" and text[1:].isdigit()):
+        number = int(text.lstrip("#"))
         if 1 <= number <= len(legal):
             return legal[number - 1]
         raise InputError(f"there is no choice {number}: the choices are 1 to {len(legal)}")

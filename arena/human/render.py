@@ -11,23 +11,15 @@ from collections.abc import Sequence
 from typing import Final
 
 from arena.human.narrate import cards_text
+from arena.human.parse import valued
 from arena.human.view import Decision, Ending, SeatLine
 
-__all__ = ["HELP", "NEWS_SHOWN", "choices_text", "decision_text", "ending_text"]
+__all__ = ["NEWS_SHOWN", "choices_text", "decision_text", "ending_text", "typing_hint"]
 
 NEWS_SHOWN: Final = 5
 """Narration lines a decision screen shows at least, however small the terminal (the
 latest; what does not fit is counted): a person who sat out a long stretch sees its end,
 and the question stays on the screen."""
-
-HELP: Final = """\
-Choose one of the numbered actions.  You can type:
-  a number          3
-  the action        discard Qs     swap_one 7s Qh     bid 20     declare grand hand
-  its cards         Qs             7s Qh              (when only one action uses them)
-  its first word    draw   knock   pass               (when only one action starts so)
-Cards are rank then suit: As Th 7c (10h and upper case work too).
-Ctrl+C or "quit" leaves the match (it is recorded as abandoned)."""
 
 
 def _seat_rows(seats: Sequence[SeatLine]) -> list[str]:
@@ -66,7 +58,7 @@ def decision_text(view: Decision, width: int = 100, height: int = 1000) -> list[
     clock = f"  You have {view.time_left_ms / 1000:.0f} s." if view.time_left_ms is not None else ""
     bottom.append(view.prompt + clock)
     bottom += choices_text(view.legal, width)
-    bottom.append("Type a number, an action or its cards (? for help, quit to leave).")
+    bottom.append(f"Type {typing_hint(view.legal)} (? for help, quit to leave).")
     news: list[str] = []
     if view.news:
         room = max(NEWS_SHOWN, height - len(top) - len(bottom) - 4)  # the heading, a gap, a count, the prompt
@@ -92,3 +84,12 @@ def ending_text(view: Ending) -> list[str]:
         lines.append(f"  {place.place}.  {place.name:<{name_width}}  {place.player:<{player_width}}  "
                      f"score {place.score}")
     return lines
+
+
+def typing_hint(legal: Sequence[str]) -> str:
+    """What may be typed, to follow "type": where numbers are bids, a number is a bid and a
+    choice is ``#N``."""
+    values = valued(legal)
+    if values:
+        return f"a bid ({values[0]}), #N for choice N, an action or its cards"
+    return "a number, an action or its cards"

@@ -24,7 +24,7 @@ import trio
 
 from arena import PROTOCOL_VERSION
 from arena.human.narrate import narrate
-from arena.human.parse import InputError, choose
+from arena.human.parse import HelpAsked, InputError, choose
 from arena.human.table import Table
 from arena.human.view import Decision, Ending, decision_view, ending_view
 from arena.protocol import (
@@ -183,8 +183,11 @@ class _Seat:
                     typed = await self.front.ask(view, problem)
                     try:
                         action = choose(typed, decide.legal)
+                    except HelpAsked as asked:
+                        problem = str(asked)
+                        continue
                     except InputError as error:
-                        problem = str(error)
+                        problem = f"Not taken: {error}"
                         continue
                     await self._send(ActionReply(decide.id, action))
                     answered = True

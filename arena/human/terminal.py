@@ -57,8 +57,7 @@ class Terminal:
             size = shutil.get_terminal_size((100, 40))
             self._show(decision_text(view, size.columns, size.lines), fresh=True)
         else:
-            self._show([f"Not taken: {line}" if i == 0 else f"  {line}"
-                        for i, line in enumerate(problem.splitlines())])
+            self._show([line if i == 0 else f"  {line}" for i, line in enumerate(problem.splitlines())])
         self._write("> ")
         line = await self._readline()
         if line is None or line.strip().lower() in QUIT_WORDS:

@@ -19,6 +19,7 @@ from typing import Any
 
 import trio
 
+from arena.human.render import typing_hint
 from arena.human.view import Decision, Ending
 
 __all__ = ["WebFront"]
@@ -39,7 +40,8 @@ class WebFront:
         number n, and return the first answer to question n."""
         self._asked += 1
         question = self._asked
-        self._send({"type": "decision", "question": question, "decision": view.to_dict(), "problem": problem})
+        self._send({"type": "decision", "question": question, "decision": view.to_dict(), "problem": problem,
+                    "typing": f"or type {typing_hint(view.legal)}"})
         while True:
             number, text = await self._answers.receive()
             if number == question:

@@ -61,7 +61,7 @@ def choices(screen: str) -> dict[int, str]:
     """The numbered actions of a decision screen."""
     lines = screen.splitlines()
     start = max(i for i, line in enumerate(lines) if line.startswith("Your hand:"))
-    end = max(i for i, line in enumerate(lines) if line.startswith("Type a number"))
+    end = max(i for i, line in enumerate(lines) if line.startswith("Type "))
     found = {}
     for line in lines[start + 2:end]:
         for number, action in CHOICE.findall(line):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.human.parse import InputError, choose
+from arena.human.parse import HELP, HelpAsked, InputError, choose
+from arena.rules.skat import BID_VALUES
 
 TURN = ["draw", "take", "knock"]
 DISCARD = ["discard 7h", "discard Qs", "discard 2c", "discard Ad"]
@@ -14,6 +15,7 @@ BANKING = ["draw", "take", "exchange 3h for 0", "exchange 3h 7h for 0 1", "excha
 SKAT_DECLARE = ["declare clubs hand", "declare clubs hand schneider", "declare grand hand", "declare null hand"]
 SKAT_DISCARD = ["discard 7d 7h", "discard 7d Jc", "discard 7h Jc"]
 SKAT_BID = ["bid 18", "bid 20", "bid 22", "pass"]
+SKAT_FULL_BID = [*(f"bid {v}" for v in BID_VALUES), "pass"]
 
 
 @pytest.mark.parametrize(("typed", "legal", "chosen"), [
@@ -42,7 +44,12 @@ SKAT_BID = ["bid 18", "bid 20", "bid 22", "pass"]
     ("7h 7d", SKAT_DISCARD, "discard 7d 7h"),
     ("discard jc 7h", SKAT_DISCARD, "discard 7h Jc"),
     ("bid 20", SKAT_BID, "bid 20"),
-    ("4", SKAT_BID, "pass"),
+    ("#4", SKAT_BID, "pass"),
+    ("#1", TURN, "draw"),
+    ("20", SKAT_BID, "bid 20"),
+    ("18", SKAT_FULL_BID, "bid 18"),  # was choice 18, a bid of 55
+    ("20", SKAT_FULL_BID, "bid 20"),  # was choice 20, a bid of 60
+    ("#18", SKAT_FULL_BID, "bid 55"),
     ("10h", ["play Th", "play 9h"], "play Th"),
 ])
 def test_every_form_of_an_action_is_read(typed: str, legal: list[str], chosen: str) -> None:
@@ -65,11 +72,23 @@ def test_every_form_of_an_action_is_read(typed: str, legal: list[str], chosen: s
     ("clubs", SKAT_DECLARE, "did you mean 1 (declare clubs hand), 2 (declare clubs hand schneider)"),
     ("7d", SKAT_DISCARD, "did you mean 1 (discard 7d 7h), 2 (discard 7d Jc)"),
     ("?", TURN, "Choose one of the numbered actions"),
+    ("19", SKAT_FULL_BID, f"19 is not a bid you can make now: 18 to {BID_VALUES[-1]} (a numbered choice is typed #N)"),
+    ("#99", SKAT_FULL_BID, "there is no choice 99"),
 ])
 def test_a_refusal_says_why_and_what_would_do(typed: str, legal: list[str], says: str) -> None:
     with pytest.raises(InputError) as refused:
         choose(typed, legal)
     assert says in str(refused.value)
+
+
+def test_help_is_no_refusal() -> None:
+    """``?`` shows the help, which the fronts print as it is ("Not taken:" was put before it)."""
+    with pytest.raises(HelpAsked) as asked:
+        choose("?", SKAT_BID)
+    assert str(asked.value) == HELP
+    with pytest.raises(InputError) as refused:
+        choose("fly", TURN)
+    assert not isinstance(refused.value, HelpAsked)
 
 
 def test_an_ambiguous_input_lists_at_most_eight_candidates_with_their_numbers() -> None:

@@ -16,6 +16,7 @@ import trio
 
 from arena.botspec import find_bot
 from arena.human.match import Played, Seating, person_clock, play_seated
+from arena.human.parse import valued
 from arena.human.render import decision_text
 from arena.human.view import Decision, Ending
 from arena.referee import Abandon, FaultKind, TimeControl
@@ -53,8 +54,8 @@ class Person:
         words = view.legal[number].split()
         cards = [w for w in words if len(w) == 2 and w[1] in "cdhs" and not w.isdigit()]
         form = self.decisions % 3
-        if form == 0:
-            return str(number + 1)
+        if form == 0:  # a choice's number; where numbers are bids, #N
+            return f"#{number + 1}" if valued(view.legal) else str(number + 1)
         if form == 1 or len(cards) < 2:
             return view.legal[number].upper()
         rest = [w for w in words[1:] if w not in cards]

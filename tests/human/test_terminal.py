@@ -86,6 +86,29 @@ def test_a_whole_match_in_the_terminal_is_played_stored_and_replayed(pane: Pane,
     assert "random" in listed.stdout and "play-0" in listed.stdout
 
 
+def test_a_number_typed_in_skat_s_auction_is_the_bid_not_the_choice_of_that_number(
+        pane: Pane, tmp_path: Path) -> None:
+    """Middlehand bids first: ``18`` bid 55 (the 18th choice) and ``20`` bid 60, with no
+    confirmation; a number is now the bid, a choice is typed ``#N``."""
+    db = play(pane, tmp_path, "-v", "skat", "-b", "random", "-b", "random", "--seat", "2", "--seed", "3")
+    screen = next_move(pane, 0)
+    assert "Type a bid (18), #N for choice N" in screen, screen
+    offered = choices(screen)
+    assert offered[18] == "bid 55" and offered[20] == "bid 60"
+    pane.type("19", "Enter")  # no bid: refused, the turn kept
+    refused = "Not taken: 19 is not a bid you can make now"
+    screen = pane.wait(lambda text: refused in text and text.rstrip().endswith(">"))
+    assert move(screen) == 1
+    pane.type("18", "Enter")
+    next_move(pane, 1)
+    pane.type("C-c")
+    pane.wait(over)
+    with Store(db) as store:
+        log = decompress_log(store.match("play-0").log)
+    mine = [e["action"] for e in log if e["event"] == "action" and e["seat"] == 2]
+    assert mine[0] == "bid 18"
+
+
 def test_ctrl_c_abandons_the_match_records_it_and_kills_the_bots(pane: Pane, tmp_path: Path) -> None:
     db = play(pane, tmp_path, "-v", "scat", "-b", "random", "-b", "random", "-b", "random")
     next_move(pane, 0)

@@ -29,6 +29,7 @@ from wsproto.events import AcceptConnection, BytesMessage, CloseConnection, Even
 
 from arena.botspec import load_manifest
 from arena.human.record import PlayError
+from arena.tournament.logs import decompress_log
 from arena.tournament.registry import install
 from arena.tournament.store import MatchRecord, Store
 from arena.web.playtable import seat_seconds, seat_table
@@ -59,17 +60,20 @@ def play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serv
         stop_server(running)
 
 
-def sit_down(page: Any, url: str, *, name: str, seed: int, seconds: int | None = None) -> None:
-    """Open the play page and take seat 0 at scat, against random, in a short match (with
-    ``seconds`` per decision, if given)."""
+def sit_down(page: Any, url: str, *, name: str, seed: int, seconds: int | None = None, variant: str = "scat",
+             players: int = 2, seat: int = 0, options: str = SHORT) -> None:
+    """Open the play page and take ``seat`` (0) at ``variant`` (scat), against random, in a
+    short match (with ``seconds`` per decision, if given)."""
     page.goto(f"{url}/play/")
     if seconds is not None:
         page.fill("#play-seconds", str(seconds))
-    page.select_option("#play-variant", "scat")
-    page.select_option("#play-players", "2")
-    page.select_option("#play-bots select", "random")
+    page.select_option("#play-variant", variant)
+    page.select_option("#play-players", str(players))
+    page.select_option("#play-seat", str(seat))
+    for choice in page.locator("#play-bots select").all():
+        choice.select_option("random")
     page.fill("#play-name", name)
-    page.fill("#play-options", SHORT)
+    page.fill("#play-options", options)
     page.fill("#play-seed", str(seed))
     page.click("#play-start")
 
@@ -144,6 +148,37 @@ def test_an_answer_that_names_no_legal_action_is_refused_with_the_reason_and_the
     assert page.inner_text("#play-title") != title
     page.click("#play-leave")
     page.wait_for_selector("#play-recorded")
+    assert_clean(tab)
+
+
+def test_a_number_typed_in_skat_s_auction_is_the_bid_and_help_is_no_refusal(
+        tab: Watched, play_server: tuple[Server, Path]) -> None:
+    """The page reads typed text as the terminal does: in Skat's auction ``18`` is the bid
+    of 18 (it was the 18th choice, a bid of 55); ``?`` shows the help, not a refusal."""
+    server, db = play_server
+    page = tab.page
+    sit_down(page, server.url, name="bidder", seed=3, variant="skat", players=3, seat=2, options="")
+    assert next_screen(page) == "ask"
+    assert "a bid (18), #N for choice N" in (page.get_attribute("#play-typed", "placeholder") or "")
+    page.fill("#play-typed", "?")
+    page.press("#play-typed", "Enter")
+    page.wait_for_selector("#play-problem")
+    assert page.inner_text("#play-problem").startswith("Choose one of the numbered actions")
+    page.fill("#play-typed", "19")
+    page.press("#play-typed", "Enter")
+    page.wait_for_function("() => document.getElementById('play-problem').textContent.startsWith("
+                           "'Not taken: 19 is not a bid')")
+    page.fill("#play-typed", "18")
+    page.press("#play-typed", "Enter")
+    assert next_screen(page) in ("ask", "end")
+    page.click("#play-leave")
+    page.wait_for_selector("#play-recorded")
+    played = [m for m in stored(db) if "bidder" in m.reason]
+    assert len(played) == 1
+    with Store(db) as store:
+        log = decompress_log(store.match(played[0].id).log)
+    mine = [e["action"] for e in log if e["event"] == "action" and e["seat"] == 2]
+    assert mine[0] == "bid 18"
     assert_clean(tab)
 
 

@@ -208,7 +208,7 @@ Arena.init.push(function playPage() {
       button.addEventListener("mouseleave", () => mark([]));
       return button;
     });
-    const typed = Arena.el("input", { type: "text", id: "play-typed", placeholder: "or type: a number, an action, its cards",
+    const typed = Arena.el("input", { type: "text", id: "play-typed", placeholder: message.typing || "or type a number, an action or its cards",
       "aria-label": "your answer", maxlength: "200" });
     const typing = Arena.el("form", { class: "play-typing" }, [typed, Arena.el("button", { type: "submit", text: "Answer" })]);
     typing.addEventListener("submit", (event) => {
@@ -216,7 +216,7 @@ Arena.init.push(function playPage() {
       answer(typed.value);
     });
     const asked = [Arena.el("p", { class: "prompt", text: view.prompt })];
-    if (message.problem) asked.push(Arena.el("p", { class: "play-problem", id: "play-problem", text: `Not taken: ${message.problem}` }));
+    if (message.problem) asked.push(Arena.el("p", { class: "play-problem", id: "play-problem", text: message.problem }));
     $("play-ask").replaceChildren(...asked, Arena.el("div", { class: "actions" }, buttons), typing);
     news(view.news, "Since your last move");
   }
