@@ -108,21 +108,36 @@ From the folder that holds `{name}/` (the bundled bots `random`, `threshold`, `h
 `tracker` make good opponents):
 
     arena match -v scat -b ./{name} -b random -b threshold
-    arena match -v schwimmen -b ./{name} -b heuristic --seed 7 --json
+    arena match -v schwimmen -b ./{name} -b heuristic --seed 7 --log game.json
 
-`--seed` deals reproducible cards; `arena show` and `arena match --json` print every
-decision. A bot that breaks a rule is told why on its stdin (an `error` message) and
-forfeits; `arena match` prints the reason and the end of the bot's stderr, so write
-debug output to stderr, never to stdout.
+`--seed` deals reproducible cards; `--log FILE` writes the whole match as JSON, every
+event and decision in order (`--json` prints the outcome and timings). A bot that breaks
+a rule is told why on its stdin (an `error` message) and forfeits; `arena match` prints
+the reason and the end of the bot's stderr, so write debug output to stderr, never to
+stdout.
 
 ## Enter a tournament
 
-    arena submit ./{name}                               # check, build, smoke-test, register
-    arena submit ./{name} --tournament tournaments/FILE.toml
-    arena run FILE                                      # then: arena table FILE
+A tournament file names the entrants, the variants and the table sizes; save this as
+`my-cup.toml` beside `{name}/` (`open = true` lets bots enter it with `arena submit`):
+
+    name = "my-cup"
+    open = true
+    entrants = ["random", "threshold"]
+    deals = 10
+    [[variant]]
+    name = "scat"
+    tables = [2]
+
+Then:
+
+    arena submit ./{name} --tournament my-cup.toml   # check, build, smoke-test, register, enter
+    arena run my-cup.toml                            # play every match
+    arena table -t my-cup                            # the ranking, with how sure it is
 
 `arena submit` plays a short match in every variant the bot enters before it registers
-an immutable copy; a failure says what went wrong.
+an immutable copy (without `--tournament` it only registers); a failure says what went
+wrong. Matches are stored in `results/arena.db`; `arena show MATCH` replays one.
 
 ## Read next
 

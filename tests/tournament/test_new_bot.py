@@ -7,6 +7,8 @@ the submission printed.
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -37,36 +39,58 @@ def arena(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=COMMAND_TIMEOUT_S)
 
 
+def readme_steps(readme: str) -> tuple[dict[str, str], list[list[str]]]:
+    """What a reader of a new bot's README copies: its files (a code block of TOML, saved
+    under the name in backticks just before it) and its commands, in order."""
+    files: dict[str, str] = {}
+    commands: list[list[str]] = []
+    lines = readme.splitlines()
+    k = 0
+    while k < len(lines):
+        if not lines[k].startswith("    "):
+            k += 1
+            continue
+        block = []
+        while k < len(lines) and lines[k].startswith("    "):
+            block.append(lines[k][4:])
+            k += 1
+        if block[0].startswith("arena "):
+            commands += [shlex.split(line, comments=True) for line in block]
+        else:
+            before = [line for line in lines[:k - len(block)] if "`" in line][-1]
+            named = [word for word in before.split("`")[1::2] if word.endswith(".toml")]
+            files[named[-1]] = "\n".join(block) + "\n"
+    return files, commands
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_new_bot_goes_from_nothing_to_a_tournament(home: Path, language: str) -> None:
+def test_every_command_of_a_new_bot_s_readme_works_as_written(home: Path, language: str) -> None:
+    """``arena new-bot``, then each command its README gives, copied as a reader would
+    (it said ``arena run FILE # then: arena table FILE``, which fails, and that ``--json``
+    prints every decision), from a first match to a tournament's ranking."""
     name = f"first-{language}"
     made = arena(home, "new-bot", name, "--lang", language)
     assert made.returncode == 0, made.stderr
     folder = home / name
     assert {"bot.toml", "README.md"} <= {p.name for p in folder.iterdir()}
     readme = (folder / "README.md").read_text()
-    assert f"arena submit ./{name}" in readme and "docs/PROTOCOL.md" in readme
-    # The match the command suggests, then a submission that smoke-tests every variant.
+    assert "docs/PROTOCOL.md" in readme
     suggested = made.stdout.split("next: ")[1].split("   (")[0]
-    played = arena(home, *shlex.split(suggested)[1:], "--seed", "5")
-    assert played.returncode == 0, played.stderr
-    assert f"{name}@0.1.0" in played.stdout
-    if language == "js":  # the same submission and tournament as the others (kept out for CI's time)
-        return
-    (home / "open.toml").write_text(
-        'name = "open"\nopen = true\nentrants = ["random"]\ndeals = 1\n[[variant]]\nname = "schwimmen"\n'
-        "tables = [2]\n")
-    submitted = arena(home, "submit", f"./{name}", "--tournament", "open.toml", "--db", "results.db", "--smoke", "1")
-    assert submitted.returncode == 0, submitted.stderr
-    checked = submitted.stdout.split("smoke-tested against random in: ")[1].splitlines()[0].split(", ")
-    assert len(checked) == 15, checked  # every variant, played legally
-    hint = submitted.stdout.split("`")[1]
-    assert hint == "arena run open.toml --db results.db"
-    ran = arena(home, *shlex.split(hint)[1:], "--quiet")
-    assert ran.returncode == 0, ran.stderr
-    with Store(home / "results.db") as store:
-        stored = store.count("open")
-    assert stored == 2  # one deal, two seat rotations, both stored
+    files, commands = readme_steps(readme)
+    assert shlex.split(suggested) == commands[0]
+    assert list(files) == ["my-cup.toml"]
+    for file, text in files.items():
+        (home / file).write_text(text)
+    assert [c[:2] for c in commands] == [["arena", "match"], ["arena", "match"], ["arena", "submit"],
+                                         ["arena", "run"], ["arena", "table"]]
+    for command in commands:
+        done = arena(home, *command[1:])
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    events = json.loads((home / "game.json").read_text())["log"]
+    assert any(e["event"] == "action" for e in events) and events[-1]["event"] == "match_end"
+    assert re.search(rf"\b{name}\s+0\.1\.0 ", done.stdout) and "95% interval" in done.stdout  # the ranking
+    with Store(home / "results" / "arena.db") as store:
+        assert store.count("my-cup") == 40  # 10 deals, 2 rotations, the new bot against each bundled one
 
 
 def test_new_bot_refuses_what_submit_would_refuse(home: Path) -> None:
