@@ -32,7 +32,7 @@ from arena.referee import TimeControl
 from arena.rules import parse_option_pairs
 from arena.text import counted
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
-from arena.tournament.runner import RunError, RunSummary, make_executor, run_tournament
+from arena.tournament.runner import RunError, RunSummary, entrant_problem, make_executor, run_tournament
 from arena.tournament.settle import Settled, run_settled
 from arena.tournament.spec import SpecError, check_cluster, load_spec
 from arena.tournament.store import DEFAULT_DB, TIMEOUT_ENV, MatchRecord, Store, StoreError
@@ -143,7 +143,7 @@ def _settled_line(settled: Settled, confidence: float, limit: int) -> str:
 def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrency: int | None, quiet: bool,
                    key_file: Path | None = None, cluster: str | None = None) -> None:
     """Run (or resume) a tournament with a progress bar; Ctrl+C stops it keeping what finished."""
-    spec = load_spec(tournament)
+    spec = load_spec(tournament, entrant_problem(db))
     if cluster is not None:
         spec = dataclasses.replace(spec, cluster=cluster)
     key = _read_key(key_file) if key_file is not None else None

@@ -339,6 +339,24 @@ def _find(store: Store, spec: TournamentSpec, ref: str, *where: str | int) -> Ve
         raise RunError(f"{spec.locate(*where)}: {error}") from None
 
 
+def entrant_problem(db: Path) -> Callable[[str, Path | None], str | None]:
+    """What is wrong with an entrant's name, looked up as a run looks it up (in ``db``'s
+    registry, if there is one; registering nothing), for :func:`load_spec` to report with
+    the file's other problems."""
+
+    def problem(ref: str, base: Path | None) -> str | None:
+        try:
+            with Store(db, read_only=True) if db.is_file() else Store(":memory:") as store:
+                find(store, ref, base)
+        except StoreError:
+            return None  # the run says what is wrong with the database
+        except ValueError as error:
+            return str(error)
+        return None
+
+    return problem
+
+
 def _registered(store: Store, found: VersionRow | BotManifest) -> VersionRow:
     return found if isinstance(found, VersionRow) else install(store, found)
 
@@ -364,7 +382,16 @@ def entrants(spec: TournamentSpec, store: Store, notice: Callable[[str], None] =
         (f"entrant:{ref}", ref, ("entrants", i)) for i, ref in enumerate(spec.entrants)]
     if spec.challenger:
         refs.append((f"challenger:{spec.challenger}", spec.challenger, ("challenger",)))
-    looked_up = {key: _find(store, spec, ref, *where) for key, ref, where in refs if key not in pinned}
+    looked_up: dict[str, VersionRow | BotManifest] = {}
+    unknown: list[str] = []
+    for key, ref, where in refs:
+        if key not in pinned:
+            try:
+                looked_up[key] = _find(store, spec, ref, *where)
+            except RunError as error:  # every unknown name at once
+                unknown.append(str(error))
+    if unknown:
+        raise RunError("\n".join(unknown))
     chosen: dict[str, VersionRow] = {}
     for key, ref, _ in refs:
         if key in pinned:

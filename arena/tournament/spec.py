@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -193,8 +194,13 @@ class TournamentSpec:
         }
 
 
-def load_spec(ref: str | Path) -> TournamentSpec:
-    """Read a tournament file: a path, or the name of a bundled one (``demo``)."""
+EntrantProblem = Callable[[str, Path | None], str | None]
+"""What is wrong with an entrant's name, given the tournament file's folder (None: nothing)."""
+
+
+def load_spec(ref: str | Path, entrant_problem: EntrantProblem | None = None) -> TournamentSpec:
+    """Read a tournament file: a path, or the name of a bundled one (``demo``); with
+    ``entrant_problem``, each entrant's name is checked too (:func:`parse_spec`)."""
     path = Path(ref)
     if not path.is_file():
         bundled = TOURNAMENTS_DIR / f"{ref}.toml"
@@ -206,11 +212,15 @@ def load_spec(ref: str | Path) -> TournamentSpec:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"{path}: cannot read: {error}") from None
-    return parse_spec(text, path)
+    return parse_spec(text, path, entrant_problem)
 
 
-def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
-    """Validate a tournament file's text; :class:`SpecError` with file and line if wrong."""
+def parse_spec(text: str, source: Path | None = None,
+               entrant_problem: EntrantProblem | None = None) -> TournamentSpec:
+    """Validate a tournament file's text; :class:`SpecError` with file and line of every
+    problem found, one a line (``entrant_problem`` says what is wrong with an entrant's or
+    the challenger's name, given the file's folder, if anything: the file's author fixes
+    every mistake in one go)."""
     _check_nesting(text, source)
     try:
         raw = msgspec.toml.decode(text, type=_File)
@@ -230,55 +240,67 @@ def parse_spec(text: str, source: Path | None = None) -> TournamentSpec:
     except ValueError as error:  # an int of more digits than Python converts; its advice is for programmers
         raise SpecError(f"{source or '<tournament>'}: not valid TOML: {str(error).split('; use sys.')[0]}") from None
 
-    def fail(message: str, *keys: str | int) -> SpecError:
-        return SpecError(f"{_where(source, text, list(keys))}: {message}")
+    problems: list[str] = []
+    folder = source.parent if source else None
+
+    def fail(message: str, *keys: str | int) -> None:
+        problems.append(f"{_where(source, text, list(keys))}: {message}")
 
     if not raw.variant:
-        raise fail("a tournament needs at least one [[variant]] table")
+        fail("a tournament needs at least one [[variant]] table")
     plans = []
     games: list[tuple[str, dict[str, Any]]] = []
     for i, entry in enumerate(raw.variant):
         try:
             variant = get_variant(entry.name)
         except RulesError as error:
-            raise fail(str(error), "variant", i, "name") from None
+            fail(str(error), "variant", i, "name")
+            continue
         try:
             game = (variant.name, variant.resolve(entry.options))
         except RulesError as error:
-            raise fail(str(error), "variant", i, "options", *_culprit(variant, entry.options)) from None
+            fail(str(error), "variant", i, "options", *_culprit(variant, entry.options))
+            continue
         if game in games:  # its matches would repeat the other's, under the same ids
-            raise fail(f"variant {entry.name!r} with these options is already [[variant]] number "
-                       f"{games.index(game) + 1}; list all its table sizes there", "variant", i, "name")
+            fail(f"variant {entry.name!r} with these options is already [[variant]] number "
+                 f"{games.index(game) + 1}; list all its table sizes there", "variant", i, "name")
         games.append(game)
         for size in entry.tables:
             try:
                 variant.check_players(size)
             except RulesError as error:
-                raise fail(f"table size {size}: {error}", "variant", i, "tables") from None
+                fail(f"table size {size}: {error}", "variant", i, "tables")
         plans.append(VariantPlan(variant, dict(entry.options), tuple(sorted(set(entry.tables)))))
+    named: list[tuple[str, tuple[str | int, ...]]] = [(e, ("entrants", i)) for i, e in enumerate(raw.entrants)]
     for i, name in enumerate(raw.entrants):
         if name in raw.entrants[:i]:
-            raise fail(f"entrant {name!r} is listed twice", "entrants", i)
+            fail(f"entrant {name!r} is listed twice", "entrants", i)
+    for entrant, at in [*named, *([(raw.challenger, ("challenger",))] if raw.challenger else [])]:
+        problem = None if entrant_problem is None else entrant_problem(entrant, folder)
+        if problem is not None:
+            fail(problem, *at)
     unknown_layers = [layer for layer in raw.require if layer not in LAYERS]
     if unknown_layers:
-        raise fail(f"unknown sandbox layer(s) {', '.join(unknown_layers)}; layers: {', '.join(LAYERS)}", "require")
+        fail(f"unknown sandbox layer(s) {', '.join(unknown_layers)}; layers: {', '.join(LAYERS)}", "require")
     if raw.mode == "gauntlet" and not raw.challenger:
-        raise fail("gauntlet mode needs challenger = \"BOT\" (the bot that meets the field)", "mode")
+        fail("gauntlet mode needs challenger = \"BOT\" (the bot that meets the field)", "mode")
     if raw.mode == "round-robin" and raw.challenger:
-        raise fail("challenger is only for mode = \"gauntlet\"", "challenger")
+        fail("challenger is only for mode = \"gauntlet\"", "challenger")
     if raw.cluster is not None:
         try:
             check_cluster(raw.cluster)
         except SpecError as error:
-            raise fail(str(error), "cluster") from None
+            fail(str(error), "cluster")
     if raw.deadline is not None and raw.deadline.tzinfo is None:
-        raise fail("give the deadline with its time zone, e.g. 2026-12-24T18:00:00Z or 2026-12-24T19:00:00+01:00",
-                   "deadline")
+        fail("give the deadline with its time zone, e.g. 2026-12-24T18:00:00Z or 2026-12-24T19:00:00+01:00",
+             "deadline")
     if raw.deadline is not None and (raw.mode == "ladder" or not raw.open):
-        raise fail("a deadline is for a competition authors enter: `open = true`, not a ladder", "deadline")
+        fail("a deadline is for a competition authors enter: `open = true`, not a ladder", "deadline")
     name = raw.name or (source.stem if source else "tournament")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
-        raise fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
+        fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
+    if problems:
+        raise SpecError("\n".join(problems))
     return TournamentSpec(
         name=name, variants=tuple(plans), entrants=tuple(raw.entrants), open=raw.open, mode=raw.mode,
         challenger=raw.challenger, authors_apart=None if raw.authors_apart is msgspec.UNSET else raw.authors_apart,

@@ -4,6 +4,8 @@ kind of mistake (the ``arena run`` tests check the same through the command)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,6 +159,23 @@ def test_entrant_folders_are_relative_to_the_file_and_an_unknown_one_registers_n
         assert sorted(v.bot for v in versions) == ["random", "threshold"]
         copy = Path(next(v.path for v in versions if v.bot == "random") or "")
         assert copy.is_relative_to(tmp_path / "registry") and (copy / "bot.py").is_file()
+
+
+def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path) -> None:
+    """A misspelt variant was reported, and the misspelt bots only on the next run; now
+    ``arena run`` lists each problem with its line, and plays nothing."""
+    path = tmp_path / "typos.toml"
+    path.write_text('entrants = ["rnadom", "threshold",\n  "huristic"]\n[[variant]]\nname = "sact"\n'
+                    '[[variant]]\nname = "scat"\ntables = [10]\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(path), "--db", str(tmp_path / "arena.db")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    problems = [line for line in done.stderr.removeprefix("error: ").splitlines() if line.startswith(str(path))]
+    assert [p.split(": ")[0] for p in problems] == [f"{path}:4", f"{path}:7", f"{path}:1", f"{path}:1"], done.stderr
+    assert "unknown variant 'sact'" in problems[0] and "table size 10" in problems[1]
+    assert "unknown bot 'rnadom'" in problems[2] and "unknown bot 'huristic'" in problems[3]
+    with Store(tmp_path / "arena.db") as store:
+        assert store.count() == 0 and store.versions() == []
 
 
 VARIANT = '[[variant]]\nname = "scat"\n'
