@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,3 +136,21 @@ def test_replay_refuses_a_scenario_it_cannot_read_in_one_line(tmp_path: Path, te
     assert result.stderr.startswith(f"error: {path}: "), result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1 and "\x1b" not in result.stdout + result.stderr, result.stderr
+
+
+def test_every_command_names_its_arguments_in_capitals_in_its_usage() -> None:
+    """``arena test --help`` showed ``{new} {base}``: an argument's name read as a literal."""
+    import typer
+    from typer.core import TyperArgument
+
+    from arena.cli import app
+
+    def walk(command: Any, path: str) -> list[tuple[str, str]]:
+        found = [(path, p.metavar or p.name) for p in command.params if isinstance(p, TyperArgument)]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += walk(sub, f"{path} {name}")
+        return found
+
+    arguments = walk(typer.main.get_command(app), "arena")
+    assert ("arena test", "NEW") in arguments and len(arguments) >= 15
+    assert [(c, name) for c, name in arguments if name != name.upper()] == []

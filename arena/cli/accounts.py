@@ -34,7 +34,7 @@ accounts_app = typer.Typer(
 )
 app.add_typer(accounts_app, name="accounts")
 
-Name = Annotated[str, typer.Argument(help="The account's name.")]
+Name = Annotated[str, typer.Argument(metavar="NAME", help="The account's name.")]
 
 
 def _show_token(name: str, token: str) -> None:
@@ -52,7 +52,8 @@ def _when(at: float, *, seconds: bool = False) -> str:
 @accounts_app.command("add")
 @user_errors
 def add(
-    name: Annotated[str, typer.Argument(help="The new account's name: 1 to 32 of a-z, 0-9, '_', '.' and '-'.")],
+    name: Annotated[str, typer.Argument(metavar="NAME",
+                                        help="The new account's name: 1 to 32 of a-z, 0-9, '_', '.' and '-'.")],
     operator: Annotated[bool, typer.Option("--operator", help="An operator's account (runs the host).")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
@@ -101,7 +102,7 @@ def enable(name: Name, db: DbOption = DEFAULT_DB) -> None:
 @accounts_app.command("disable-bot")
 @user_errors
 def disable_bot(
-    bot: Annotated[str, typer.Argument(help="The registered bot's name.")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help="The registered bot's name.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Disable a hosted bot: every version is withdrawn (no longer scheduled; its results
@@ -154,7 +155,7 @@ def audit(
 @app.command("backup")
 @user_errors
 def backup(
-    file: Annotated[Path, typer.Argument(help="The copy to write.", dir_okay=False)],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="The copy to write.", dir_okay=False)],
     db: Annotated[Path, typer.Option("--db", envvar="ARENA_DB", help="The database to copy.")] = DEFAULT_DB,
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
 ) -> None:

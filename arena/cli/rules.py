@@ -22,7 +22,7 @@ from arena.text import counted
 @app.command("variants")
 @user_errors
 def list_variants(
-    name: Annotated[str | None, typer.Argument(help="Show every option of this variant.")] = None,
+    name: Annotated[str | None, typer.Argument(metavar="NAME", help="Show every option of this variant.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """List the variants: players, description and options with their defaults."""
@@ -70,7 +70,7 @@ def _variant_dict(variant: Variant) -> dict[str, Any]:
 @app.command("hand")
 @user_errors
 def hand(
-    hands: Annotated[list[str], typer.Argument(help='One or more hands, e.g. "Ah Kh Th" "9s 5s Jd".')],
+    hands: Annotated[list[str], typer.Argument(metavar="HANDS", help='One or more hands, e.g. "Ah Kh Th" "9s 5s Jd".')],
     variant: Annotated[str, typer.Option("--variant", "-v", help="Variant whose values apply.")] = "scat",
     option: OptionPairs = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object.")] = False,
@@ -131,8 +131,9 @@ def _comparisons(hands: list[str], values: list[HandValue]) -> list[str]:
 @app.command("replay")
 @user_errors
 def replay_scenarios(
-    files: Annotated[list[Path], typer.Argument(help="Scenario files (JSON; docs/RULES-NOTES.md, 'Scenario files').",
-                                                exists=True, dir_okay=False)],
+    files: Annotated[list[Path], typer.Argument(
+        metavar="FILES", help="Scenario files (JSON; docs/RULES-NOTES.md, 'Scenario files').", exists=True,
+        dir_okay=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per file.")] = False,
 ) -> None:
     """Play a match written down as a scenario file and print each round's result and the outcome.

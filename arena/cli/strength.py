@@ -39,8 +39,9 @@ def _alike(result: SequentialTest) -> str | None:
 @app.command("test")
 @user_errors
 def test(
-    new: Annotated[str, typer.Argument(help="The version under test: a folder, a bot name, or NAME:HASH.")],
-    base: Annotated[str, typer.Argument(help="The version it must beat (same forms).")],
+    new: Annotated[str, typer.Argument(metavar="NEW",
+                                       help="The version under test: a folder, a bot name, or NAME:HASH.")],
+    base: Annotated[str, typer.Argument(metavar="BASE", help="The version it must beat (same forms).")],
     variant: Annotated[str, typer.Option("--variant", "-v", help="Variant to play.")] = "scat",
     players: Annotated[int, typer.Option(help="Seats per table: 2 is heads-up; more need --field bots.",
                                          min=2, max=9)] = 2,

@@ -220,8 +220,8 @@ def _read_key(path: Path) -> bytes:
 @app.command("run")
 @user_errors
 def run(
-    tournament: Annotated[str, typer.Argument(help="A tournament file, or the name of a bundled one "
-                                              "(tournaments/NAME.toml).")],
+    tournament: Annotated[str, typer.Argument(
+        metavar="TOURNAMENT", help="A tournament file, or the name of a bundled one (tournaments/NAME.toml).")],
     db: DbOption = DEFAULT_DB,
     workers: Workers = None,
     concurrency: Concurrency = None,
@@ -285,7 +285,7 @@ def bots(
 @app.command("submit")
 @user_errors
 def submit_command(
-    path: Annotated[Path, typer.Argument(help="The bot's folder (with its bot.toml).")],
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The bot's folder (with its bot.toml).")],
     name: Annotated[str | None, typer.Option(help="Register it under this name instead of its manifest's.")] = None,
     tournament: Annotated[str | None, typer.Option(help="Enter it in this tournament (a file or bundled name; "
                                                    "the file must say `open = true`).")] = None,
@@ -349,7 +349,7 @@ def _submit_remote(path: Path, to: str, tournament: str | None) -> None:
 @app.command("withdraw")
 @user_errors
 def withdraw(
-    bot: Annotated[str, typer.Argument(help="The registered bot's name.")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help="The registered bot's name.")],
     version: Annotated[str | None, typer.Option(help="Only the version whose hash starts with this.")] = None,
     db: DbOption = DEFAULT_DB,
     to: Annotated[str | None, typer.Option(
@@ -376,8 +376,8 @@ def withdraw(
 @app.command("ladder")
 @user_errors
 def ladder(
-    tournament: Annotated[str, typer.Argument(help="A tournament file with `mode = \"ladder\"` (or a bundled one's "
-                                              "name).")],
+    tournament: Annotated[str, typer.Argument(
+        metavar="TOURNAMENT", help="A tournament file with `mode = \"ladder\"` (or a bundled one's name).")],
     matches: Annotated[int, typer.Option(help="Matches to play now (0: until Ctrl+C).", min=0)] = 0,
     db: DbOption = DEFAULT_DB,
     wait: Annotated[bool, typer.Option("--wait/--no-wait", help="While too few bots (of enough authors) can fill a "
@@ -451,7 +451,8 @@ def league(
 @app.command("key")
 @user_errors
 def key(
-    tournament: Annotated[str, typer.Argument(help="The tournament (its name; `league` for the league).")],
+    tournament: Annotated[str, typer.Argument(metavar="TOURNAMENT",
+                                              help="The tournament (its name; `league` for the league).")],
     db: DbOption = DEFAULT_DB,
     out: Annotated[Path | None, typer.Option(help="Write the key to this file (mode 600) instead of stdout.",
                                              dir_okay=False)] = None,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.referee import TimeControl
@@ -64,7 +65,7 @@ class TestPlan:
         """The tournament's name in the results database."""
         if self.name:
             return self.name
-        raw = f"test-{self.new}-{self.base}-{self.variant}-{self.players}p"
+        raw = f"test-{_called(self.new)}-{_called(self.base)}-{self.variant}-{self.players}p"
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", raw)
 
     def spec(self, deals: int) -> TournamentSpec:
@@ -82,6 +83,14 @@ class TestPlan:
         kept["time"] = self.time.to_dict()
         kept["field_bots"] = list(self.field_bots)
         return kept
+
+
+def _called(ref: str) -> str:
+    """A bot reference as a test's name shows it: a folder by its own name (``./rust-scat``
+    named the test ``test-._rust-scat-...``), a name or ``NAME:HASH`` as written."""
+    if "/" in ref or ref.startswith("."):
+        return Path(ref).resolve().name or ref
+    return ref
 
 
 def deal_scores(matches: Iterable[MatchRecord], new: int, base: int, rotations: int) -> list[float]:

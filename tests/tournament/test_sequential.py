@@ -11,6 +11,7 @@ import pytest
 from tourney import arena, copy_bot, scratch, tournament_file
 
 from arena.botspec import BOTS_DIR
+from arena.tournament import sequential
 from arena.tournament.store import Store
 
 
@@ -106,3 +107,12 @@ def test_two_copies_of_a_deterministic_bot_are_not_better_and_the_report_says_th
     assert line.endswith(": not better") and deals > 8, line
     assert "every deal ended level" in done.stdout
     assert "(0.500 to 0.500)" not in line
+
+
+@pytest.mark.parametrize(("new", "base", "title"), [
+    ("./rust-scat", "random", "test-rust-scat-random-scat-2p"),  # was test-._rust-scat-random-scat-2p
+    ("../bots/mine/", "./old", "test-mine-old-scat-2p"),
+    ("mine:ab12cd34", "random", "test-mine_ab12cd34-random-scat-2p"),
+])
+def test_a_test_is_named_after_its_bots_not_their_paths(new: str, base: str, title: str) -> None:
+    assert sequential.TestPlan(new, base).title == title
