@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, nullcontext
@@ -29,7 +30,7 @@ from arena.cli._app import OptionPairs, app, fail, user_errors
 from arena.cli.results import print_table
 from arena.deals import parse_key
 from arena.referee import TimeControl
-from arena.rules import parse_option_pairs
+from arena.rules import parse_option_pairs, variants
 from arena.text import counted
 from arena.tournament.league import LEAGUE, LeagueSettings, run_league
 from arena.tournament.runner import RunError, RunSummary, entrant_problem, make_executor, run_tournament
@@ -260,11 +261,30 @@ def demo(
 
 def _bots_rows(store: Store, withdrawn: bool) -> list[list[str]]:
     rows = []
+    home = store.path.resolve().parent
     for v in store.versions(withdrawn=withdrawn):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(v.created))
-        rows.append([v.bot, v.hash[:8], v.manifest.get("version", ""), ", ".join(v.manifest.get("variants", [])),
-                     when, "withdrawn" if v.withdrawn else "active", v.path or "(installed package)"])
+        copy = Path(v.path) if v.path else None
+        shown = "(installed package)" if copy is None else str(copy.relative_to(home) if copy.is_relative_to(home)
+                                                                else copy)
+        rows.append([v.bot, v.hash[:8], v.manifest.get("version", ""), _variants_text(v.manifest.get("variants", [])),
+                     when, "withdrawn" if v.withdrawn else "active", shown])
     return rows
+
+
+VARIANTS_WIDTH: Final = 26
+"""The widest the variants column of ``arena bots`` grows before it wraps (between names):
+a bot that lists most variants by name made the table some 230 columns wide."""
+
+
+def _variants_text(claimed: list[str]) -> str:
+    """A bot's variants as ``arena bots`` shows them: ``*`` (every variant, new ones too),
+    every variant there is, or the list."""
+    if "*" in claimed:
+        return "* (every variant)"
+    if set(variants()) <= set(claimed):
+        return f"all {len(variants())} by name"
+    return textwrap.fill(", ".join(claimed), VARIANTS_WIDTH, break_on_hyphens=False, break_long_words=False)
 
 
 @app.command("bots")
@@ -280,6 +300,7 @@ def bots(
         typer.echo(f"no bots registered in {db}; `arena submit PATH` registers one")
         return
     typer.echo(tabulate(rows, headers=["bot", "hash", "version", "variants", "registered", "status", "copy"]))
+    typer.echo(f"\n(each copy's folder is relative to {db.resolve().parent}/)")
 
 
 @app.command("submit")

@@ -179,6 +179,9 @@ def test_entered_bots_play_in_an_open_tournament_and_a_withdrawn_one_stops_but_k
     assert "6/6 scheduled matches stored (complete)" in run.stdout  # three pairs, each in two seatings
     played = outcomes(db, "open")
     assert sum(any(bot == "candidate" for bot, _ in seats) for seats in played.values()) == 4
+    listing = arena("bots", "--db", db).stdout  # threshold lists 14 variants by name: ~230 columns, once
+    assert max(map(len, listing.splitlines())) <= 120, listing
+    assert "registry/threshold/" in listing and f"{home}/registry" not in listing  # copies relative to the db
 
     withdrawn = arena("withdraw", "candidate", "--db", db)
     assert withdrawn.returncode == 0 and "withdrew candidate:" in withdrawn.stdout
