@@ -297,6 +297,11 @@ class Variant:
         """The option values this variant's name means with no overrides."""
         return self.resolve()
 
+    def defaults_text(self) -> dict[str, str]:
+        """:meth:`defaults` as users write them (``yes``/``no``, ``auto``), option by option."""
+        specs = {spec.name: spec for spec in self.family.options}
+        return {name: specs[name].format(value) for name, value in self.defaults().items()}
+
     @cached_property
     def _defaults(self) -> dict[str, Any]:
         """Defaults and preset, validated once: most matches override nothing."""

@@ -56,7 +56,7 @@ def offered(store: ReadOnlyStore, longest_s: int) -> dict[str, Any]:
     """The play form's choices: every variant (its table sizes and option defaults), the
     bots, a default name, and the longest time per decision the server allows."""
     shown = [{"name": name, "description": variant.description, "min": variant.min_players,
-              "max": variant.max_players, "options": {k: str(v) for k, v in variant.defaults().items()}}
+              "max": variant.max_players, "options": variant.defaults_text()}
              for name, variant in variants().items()]
     return {"variants": shown, "bots": _bots(store), "name": _login(), "longest": longest_s}
 

@@ -182,6 +182,20 @@ def test_a_number_typed_in_skat_s_auction_is_the_bid_and_help_is_no_refusal(
     assert_clean(tab)
 
 
+def test_the_form_shows_option_values_as_the_options_box_takes_them(
+        tab: Watched, play_server: tuple[Server, Path]) -> None:
+    """The note under the variant listed ``free_ride=True`` and ``rounds=None`` while the
+    options box takes ``free_ride=no``."""
+    server, _ = play_server
+    page = tab.page
+    page.goto(f"{server.url}/play/")
+    page.select_option("#play-variant", "scat")
+    note = page.inner_text("#play-variant-note")
+    assert "free_ride=yes" in note and "knock_first_turn=yes" in note and "lives=3" in note, note
+    assert "True" not in note and "False" not in note and "None" not in note, note
+    assert_clean(tab)
+
+
 def test_leaving_by_the_button_or_by_closing_the_tab_records_an_abandoned_match(
         browser: Any, tab: Watched, play_server: tuple[Server, Path]) -> None:
     server, db = play_server
