@@ -89,9 +89,10 @@ def _numbered(legal: Sequence[str], indices: Sequence[int]) -> str:
     return shown + more
 
 
-def choose(text: str, legal: Sequence[str]) -> str:
+def choose(text: str, legal: Sequence[str], keep: str | None = None) -> str:
     """The legal action (its protocol text) that ``text`` names; :class:`InputError` if it
-    names none, or more than one."""
+    names none, or more than one (``keep``: the card the person must keep this turn, which
+    a refusal names as such)."""
     text = text.strip()
     if not legal:
         raise InputError("there is nothing to choose now")
@@ -121,7 +122,7 @@ def choose(text: str, legal: Sequence[str]) -> str:
         return legal[found[0]]
     if found:
         raise InputError(f"{text!r} could be {_numbered(legal, found)}: type its number or the whole action")
-    raise InputError(_why_not(text, said, legal, actions))
+    raise InputError(_why_not(text, said, legal, actions, keep))
 
 
 def _matching(said: _Words, actions: Sequence[_Words]) -> list[int]:
@@ -146,10 +147,12 @@ def _matching(said: _Words, actions: Sequence[_Words]) -> list[int]:
     return found
 
 
-def _why_not(text: str, said: _Words, legal: Sequence[str], actions: Sequence[_Words]) -> str:
+def _why_not(text: str, said: _Words, legal: Sequence[str], actions: Sequence[_Words], keep: str | None) -> str:
     """Why nothing legal fits ``text``, and the nearest thing that would."""
     usable = {card for action in actions for card in action.cards}
     unusable = [card for card in said.cards if card not in usable]
+    if keep is not None and unusable == [keep]:
+        return f"you must keep {unusable[0]}, which you took this turn: discard another card"
     if unusable:
         return f"no legal action now uses {' '.join(unusable)}; choose 1 to {len(legal)}"
     near = [i for i, action in enumerate(actions) if set(said.cards) <= set(action.cards)

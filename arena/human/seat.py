@@ -182,7 +182,7 @@ class _Seat:
                 while True:
                     typed = await self.front.ask(view, problem)
                     try:
-                        action = choose(typed, decide.legal)
+                        action = choose(typed, decide.legal, _kept(decide.observation))
                     except HelpAsked as asked:
                         problem = str(asked)
                         continue
@@ -210,3 +210,9 @@ class _Seat:
         assert table is not None
         self.ending = ending_view(table, end.outcome, self._news(end.events))
         self.front.finished(self.ending)
+
+
+def _kept(observation: dict[str, object]) -> str | None:
+    """The card the person must keep this turn (taken from the discard pile), if any."""
+    kept = observation.get("must_keep")
+    return kept if isinstance(kept, str) else None

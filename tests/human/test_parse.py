@@ -81,6 +81,14 @@ def test_a_refusal_says_why_and_what_would_do(typed: str, legal: list[str], says
     assert says in str(refused.value)
 
 
+def test_the_card_to_keep_is_named_as_such() -> None:
+    """Typing the card just taken from the discard pile said "no legal action now uses 5h"."""
+    with pytest.raises(InputError, match="you must keep 5h, which you took this turn: discard another card"):
+        choose("5h", DISCARD, keep="5h")
+    with pytest.raises(InputError, match="no legal action now uses Kd"):
+        choose("Kd", DISCARD, keep="5h")
+
+
 def test_help_is_no_refusal() -> None:
     """``?`` shows the help, which the fronts print as it is ("Not taken:" was put before it)."""
     with pytest.raises(HelpAsked) as asked:
