@@ -313,8 +313,31 @@ def _lives_round_end(table: Table, e: Event) -> list[str]:
     if e.get("cancelled"):
         lines.append("That would have put everyone out, so nobody loses anything.")
     else:
-        lines += _changes(table, e)
+        lines += _tie_note(table, e) + _changes(table, e)
     return lines
+
+
+def _tie_note(table: Table, e: Event) -> list[str]:
+    """Why not everyone tied for the lowest value at a showdown loses: a 24-24 tie said only
+    who lost a life, which reads like a mistake without the rule that decided it."""
+    values = {int(k): float(v) for k, v in (e.get("values") or {}).items() if isinstance(v, int | float)}
+    if e.get("end") != "showdown" or len(values) < 2:
+        return []
+    lowest = min(values.values())
+    tied = sorted(s for s, v in values.items() if v == lowest)
+    lost = e.get("lives_lost") or []
+    safe = [s for s in tied if s >= len(lost) or not lost[s]]
+    if len(tied) < 2 or not safe:
+        return []
+    value = format_value(lowest)
+    knocker = e.get("knocker")
+    if isinstance(knocker, int) and safe == [knocker]:
+        return [f"{table.name(knocker)} knocked and {'are' if knocker == table.seat else 'is'} tied for the lowest "
+                f"({value}): a knocker tied for the lowest is safe."]
+    if table.options.get("tiebreak") == "suit":
+        return [f"{_names(table, tied)} tied at {value}: the suit that scores it splits the tie (clubs, spades, "
+                "hearts, diamonds, best first)."]
+    return [f"{_names(table, tied)} tied for the lowest ({value}); not all of them lose (docs/RULES.md 3.4)."]
 
 
 def _fifty_one_round_end(table: Table, e: Event) -> list[str]:

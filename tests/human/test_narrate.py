@@ -67,6 +67,21 @@ def test_draw_and_discard() -> None:
         "Blitz! North ends the round at once:", "  North    Ah Kh Th = 31 (blitz)"]
 
 
+def test_a_tie_for_the_lowest_says_the_rule_that_split_it() -> None:
+    """A 24-24 tie said only "West loses a life"."""
+    tied = {"event": "round_end", "end": "showdown", "lives_lost": [0, 1], "cancelled": False, "knocker": 0,
+            "blitz": [], "hands": {"0": ["Ah", "Kh", "3h"], "1": ["Jc", "Qc", "4c"]}, "values": {"0": 24, "1": 24},
+            "eliminated": [], "lives": [3, 2]}
+    assert narrate(table("scat", 2, seat=1), [tied])[3:] == [
+        "North knocked and is tied for the lowest (24): a knocker tied for the lowest is safe.",
+        "You lose a life.",
+    ]
+    swum = {**tied, "knocker": None, "lives_lost": [1, 0]}
+    assert "the suit that scores it splits the tie" in narrate(table("schwimmen", 2), [swum])[3]
+    both = {**tied, "knocker": 1, "lives_lost": [1, 1]}  # nobody tied was spared: nothing to explain
+    assert narrate(table("scat", 2), [both])[3:] == ["You lose a life.", "North loses a life."]
+
+
 def test_banking_exchanges() -> None:
     banking = table("banking", 2)
     assert narrate(banking, [
