@@ -367,7 +367,11 @@ def _event_lines(event: Mapping[str, Any], who: Callable[[int], str]) -> Iterato
     elif kind == "action":
         text = fields.pop("action", "?")
         extra = _fields(fields, who)
-        hidden = [("" if int(s) == seat else f"{who(int(s))} ") + _fields(p, who) for s, p in private.items()]
+        own = {int(s): p for s, p in private.items()}.get(seat if isinstance(seat, int) else -1, {})
+        if "action" in own:  # what only the actor saw of its own action (Skat's discard): said as its action
+            text = f"{own['action']} (the others saw: {text})"
+            private = {s: {k: v for k, v in p.items() if k != "action"} for s, p in private.items()}
+        hidden = [("" if int(s) == seat else f"{who(int(s))} ") + _fields(p, who) for s, p in private.items() if p]
         yield (f"  {subject}: {text}" + (f" · {extra}" if extra else "")
                + "".join(f" [{h}]" for h in hidden))
     elif kind == "round_end":

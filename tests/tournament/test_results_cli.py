@@ -332,3 +332,14 @@ def test_a_bot_that_never_placed_better_gets_an_upper_bound_not_a_point(tmp_path
     assert all(r["interval_bound"] is None and r["mu_low"] is not None for r in others)
     shown = arena("table", db=path).stdout
     assert f"at most {last['mu_high']:.1f}" in shown, shown
+
+
+def test_show_prints_what_only_the_actor_saw_of_its_own_action_as_its_action() -> None:
+    """Skat's discard printed as ``discard [action discard 9s Ts]``."""
+    from arena.cli.results import _event_lines
+
+    who = {0: "seat 0 (alice)", 1: "seat 1 (bob)"}.__getitem__
+    discard = {"event": "action", "seat": 0, "action": "discard", "private": {"0": {"action": "discard Js Ad"}}}
+    assert list(_event_lines(discard, who)) == ["  seat 0 (alice): discard Js Ad (the others saw: discard)"]
+    pickup = {"event": "action", "seat": 1, "action": "pickup", "private": {"1": {"skat": ["9d", "9h"]}}}
+    assert list(_event_lines(pickup, who)) == ["  seat 1 (bob): pickup [skat 9d 9h]"]
