@@ -411,12 +411,35 @@ def _skat_round_end(table: Table, e: Event) -> list[str]:
                      f"{taken} card points; game value {e.get('value', '?')}{overbid}.")
     if e.get("skat"):
         lines.append(f"The skat was {cards_text(e['skat'])}.")
+    scorer = e.get("declarer") if end == "played" else None
     for seat, change in enumerate(e.get("changes") or []):
         if change:
             sign = "+" if change > 0 else ""
+            why = f" ({_skat_score_why(table, e)})" if seat == scorer else ""
             lines.append(f"{table.name(seat)} {'score' if seat == table.seat else 'scores'} "
-                         f"{sign}{format_value(float(change))}.")
+                         f"{sign}{format_value(float(change))}{why}.")
     return lines
+
+
+def _skat_score_why(table: Table, e: Event) -> str:
+    """How the declarer's score follows from the game's value: "You score -54" did not say
+    that a lost game counts double (docs/RULES.md 6)."""
+    value = int(e.get("value") or 0)
+    kontra = int(e.get("kontra") or 0)
+    parts = [f"the game's value, {value}"]
+    if kontra:
+        parts.append("doubled by kontra" + (" and again by re" if kontra == 2 else ""))
+    if not e.get("won"):
+        hand = "hand" in (e.get("announced") or [])
+        if table.options.get("lost_scoring") == "official":
+            parts.append("doubled: a lost game counts double")
+        elif not hand:
+            parts.append("doubled: a lost game counts double when the skat was picked up")
+        else:
+            parts.append("once: a lost hand game counts single")
+    if table.options.get("scoring") == "seeger":
+        parts.append(f"{'+' if e.get('won') else '-'}50 for the game won or lost (Seeger-Fabian)")
+    return ", ".join(parts)
 
 
 ROUND_ENDS: Final[dict[str, Callable[[Table, Event], list[str]]]] = {

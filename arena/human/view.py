@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
+from arena.cards import parse_cards
 from arena.human.narrate import cards_text, worth
 from arena.human.table import Table
 from arena.rules.hands import format_value
+from arena.rules.skat_values import BASE, NULL_VALUES, matadors
 
 __all__ = ["Decision", "Ending", "Place", "SeatLine", "decision_view", "ending_view", "sorted_hand"]
 
@@ -242,6 +244,8 @@ def _skat_lines(table: Table, obs: Observation) -> list[tuple[str, str]]:
             else ""
         kontra = {1: ", kontra", 2: ", kontra and re"}.get(obs.get("kontra") or 0, "")
         lines.append(("Game", f"{who}{played}{kontra}"))
+    if obs.get("phase") == "declare" and declarer == table.seat:
+        lines.append(("Game values", _game_values(obs)))
     if obs.get("picked_up"):
         lines.append(("You found in the skat", cards_text(obs["picked_up"])))
     if obs.get("skat"):
@@ -257,6 +261,23 @@ def _skat_lines(table: Table, obs: Observation) -> list[tuple[str, str]]:
         trick = obs.get("trick") or []
         lines.append(("Trick", ", ".join(f"{table.name(c['seat'])} {c['card']}" for c in trick) or "you lead"))
     return lines
+
+
+def _game_values(obs: Observation) -> str:
+    """What each game is worth with the declarer's cards, against the bid: a game worth less
+    than the bid is lost (overbid), and the declare screen did not say what each was worth."""
+    skat = obs.get("skat") or []
+    hand = not obs.get("picked_up")  # the skat left alone: a hand game, one level more
+    cards = parse_cards([*obs.get("hand", []), *skat])
+    values = {game: BASE[game] * (abs(matadors(cards, game)) + 1 + hand)
+              for game in ("clubs", "spades", "hearts", "diamonds", "grand")}
+    values["null"] = NULL_VALUES[hand, False]
+    bid = int(obs.get("bid") or 0)
+    under = [game for game, value in values.items() if value < bid]
+    notes = ([f"under your bid of {bid}: {', '.join(under)}"] if under else []) + [
+        "hand counted, the unseen skat not; schneider, schwarz and announcing them add a level each" if hand
+        else "schneider and schwarz add a level each"]
+    return f"{', '.join(f'{game} {value}' for game, value in values.items())} ({'; '.join(notes)})"
 
 
 # -- the hand and the question -------------------------------------------------------------

@@ -201,7 +201,7 @@ def test_skat() -> None:
         "You said kontra.",
         "East played grand (bid 20) and won, with 70 card points; game value 48.",
         "The skat was 7c 8c.",
-        "East scores +48.",
+        "East scores +48 (the game's value, 48).",
     ]
     declarer = table("skat", 3, seat=0)
     assert narrate(declarer, [action(0, "pickup", skat=["9d", "Jd"]), action(0, "discard 8h 9d"),
@@ -211,6 +211,29 @@ def test_skat() -> None:
     assert narrate(declarer, [{"event": "round_end", "end": "thrown_in", "changes": [0, 0, 0], "scores": [0, 0, 0]},
                               {"event": "deal"}]) == ["Everyone passed: the deal is thrown in.",
                                                       "You sit out this deal."]
+
+
+def test_the_declarer_s_score_says_how_it_follows_from_the_game_s_value() -> None:
+    """"You score -54" did not say that a lost game counts double."""
+    lost = {"event": "round_end", "end": "played", "declarer": 0, "game": "diamonds", "announced": [], "bid": 27,
+            "card_points": [50, 40, 30], "tricks_won": [4, 3, 3], "won": False, "value": 27, "overbid": False,
+            "kontra": 0, "skat": ["7c", "8c"], "changes": [-54, 0, 0], "scores": [-54, 0, 0]}
+    assert narrate(table("skat", 3, seat=0), [lost])[-1] == (
+        "You score -54 (the game's value, 27, doubled: a lost game counts double when the skat was picked up).")
+    hand = {**lost, "announced": ["hand"], "changes": [-27, 0, 0], "kontra": 1}
+    assert narrate(table("skat", 3, seat=1), [hand])[-1] == (
+        "East scores -27 (the game's value, 27, doubled by kontra, once: a lost hand game counts single).")
+
+
+def test_the_declare_screen_shows_each_game_s_value_against_the_bid() -> None:
+    from arena.human.view import _game_values
+
+    picked = {"phase": "declare", "bid": 30, "hand": ["Jc", "Js", "Ah", "Th", "Kh", "Qh", "9h", "8d", "7s", "7c"],
+              "skat": ["7h", "8h"], "picked_up": ["7h", "8h"]}
+    assert _game_values(picked) == ("clubs 36, spades 33, hearts 30, diamonds 27, grand 72, null 23 (under your bid "
+                                    "of 30: diamonds, null; schneider and schwarz add a level each)")
+    hand = {**picked, "skat": None, "picked_up": None, "bid": 18}
+    assert _game_values(hand).startswith("clubs 48, spades 44, hearts 40, diamonds 36, grand 96, null 35 (hand counted")
 
 
 def test_leaving_and_ending() -> None:
