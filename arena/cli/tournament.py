@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 import shlex
 import textwrap
@@ -55,11 +56,16 @@ class ProgressView:
     def __init__(self, title: str, *, quiet: bool = False) -> None:
         self.console = Console(stderr=True)
         self.quiet = quiet
+        self.plain = not quiet and not self.console.is_terminal
+        """stderr is no terminal (a pipe, a log file): plain lines at every tenth of the run
+        instead of a bar, which rich squeezed to 80 columns (``16/… 0:… eta 0:00…``)."""
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-            console=self.console, disable=quiet, transient=False,
+            console=self.console, disable=quiet or self.plain, transient=False,
         )
+        self._total: int | None = None
+        self._done = 0
         self._title = title
         self._task: TaskID | None = None
         self._faults = 0
@@ -69,6 +75,7 @@ class ProgressView:
     def started(self, total: int, done: int, workers: int, sandbox: list[str]) -> None:
         """Draw the bar, already advanced by the matches a previous run stored; a run that
         grows (``arena test``, a tournament played until settled) extends the same bar."""
+        self._total, self._done = total or None, done
         if self._task is not None:
             self._progress.update(self._task, total=total or None, completed=done)
             return
@@ -82,10 +89,19 @@ class ProgressView:
         """One more match stored."""
         self._faults += len(match.faults)
         self._decisions += match.decisions
-        rate = self._decisions / max(time.perf_counter() - self._begun, 1e-9)
+        elapsed = time.perf_counter() - self._begun
+        rate = self._decisions / max(elapsed, 1e-9)
+        counts = f"{counted(self._faults, 'fault')}, {rate:,.0f} decisions/s"
         if self._task is not None:
-            self._progress.update(self._task, advance=1,
-                                  counts=f"{counted(self._faults, 'fault')}, {rate:,.0f} decisions/s")
+            self._progress.update(self._task, advance=1, counts=counts)
+        self._done += 1
+        total = self._total
+        if self.plain and (self._done * 10 // total > (self._done - 1) * 10 // total if total
+                           else self._done % 100 == 0):
+            of = f"/{total}" if total else ""
+            self.console.print(f"{self._title}: {self._done}{of} matches, {counts}, "
+                               f"{datetime.timedelta(seconds=round(elapsed))} elapsed", highlight=False,
+                               soft_wrap=True)
 
     def notice(self, message: str) -> None:
         """A warning above the bar."""

@@ -551,3 +551,15 @@ def test_a_tournament_played_until_settled_says_once_that_authors_are_kept_apart
     assert seated == {frozenset({"random", "rival"}), frozenset({"threshold", "rival"})}
     said = [line for line in result.stderr.splitlines() if "authors apart" in line]
     assert said == ["authors apart: no table seats two bots of one author (authors_apart, docs/TOURNAMENTS.md)"]
+
+
+def test_progress_into_a_pipe_is_plain_lines_not_a_squeezed_bar(home: Path) -> None:
+    """Piped, the bar came out cut to 80 columns (``16/… 0:… eta 0:00…``): now a line at
+    every tenth of the run, whole."""
+    path = tournament_file(home, "piped", ["random", "threshold"], deals=10)
+    done = arena("run", path, "--db", home / "arena.db", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("piped: ")]
+    assert [line.split(" matches")[0] for line in lines] == [f"piped: {n}/20" for n in range(2, 21, 2)], done.stderr
+    assert all("decisions/s" in line and line.endswith(" elapsed") for line in lines)
+    assert "…" not in done.stderr
