@@ -211,6 +211,7 @@ def crosstable_command(
         name = pick_tournament(store, tournament)
         result = crosstable(store, name, variant)
         matches = store.count(name, variant)
+        groups = ranking_groups(store, name, variant)
     pairs = list(_pairs(result))
     if as_json:
         typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches,
@@ -222,9 +223,10 @@ def crosstable_command(
         typer.echo(tabulate(_matrix(result, share), headers=_matrix_headers(result), disable_numparse=True))
         typer.echo("\ncell: the row bot's " + ("score share against the column bot (a tie counts half)" if share
                    else "wins-ties-losses against the column bot (placed better, same, worse)")
-                   + "; (in brackets) how likely the row bot is the stronger, resampling whole deals (shown "
-                   f"from {MIN_GROUPS} independent deals on); "
-                   "total: its share against everyone; . = never met")
+                   + ("; (in brackets) how likely the row bot is the stronger, resampling whole deals"
+                      if result.stronger else f"; how likely either is the stronger shows from {MIN_GROUPS} "
+                      f"independent deals on ({groups} so far)")
+                   + "; total: its share against everyone; . = never met")
 
 
 def _pairs(result: Crosstable) -> Iterator[dict[str, Any]]:

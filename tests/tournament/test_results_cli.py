@@ -177,6 +177,8 @@ def test_crosstable_counts_by_hand(tmp_path: Path) -> None:
     assert sorted(data["bots"]) == ["alpha", "beta", "gamma"]
     text = arena("crosstable", db=path).stdout
     assert "1-1-1" in text and "1-0-1" in text and "wins-ties-losses" in text
+    # no bracketed odds below 10 deal groups, so the legend does not explain them (it did)
+    assert "(in brackets)" not in text and "shows from 10 independent deals on (3 so far)" in text
     assert "50%" in arena("crosstable", "--share", db=path).stdout
     rows = list(csv.DictReader(io.StringIO(arena("crosstable", "--csv", db=path).stdout)))
     assert len(rows) == 6 and rows[0].keys() == {"bot", "opponent", "wins", "ties", "losses", "share", "stronger"}
