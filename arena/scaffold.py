@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -28,6 +29,14 @@ class _Language:
     manifest: str
     """The manifest's lines after name, version, author and description."""
     build_note: str
+    template: str = ""
+    """A folder of :data:`TEMPLATES` whose files are copied, ``NAME`` replaced (a language
+    with no bundled bot: its program is built on the author's machine)."""
+    build_steps: str = ""
+    """The README's build section (commands the author runs before ``arena match``)."""
+
+
+TEMPLATES: Final = Path(__file__).resolve().parent / "scaffolds"
 
 
 LANGUAGES: Final = {
@@ -41,6 +50,29 @@ LANGUAGES: Final = {
                     'variants = ["*"]\ncommand = ["node", "bot.js"]\n',
                     "No build step: `node bot.js` runs it. Node.js 12 or newer must be on the PATH the "
                     "referee gives bots (`/usr/local/bin:/usr/bin:/bin`)."),
+    "rust": _Language(
+        "Rust", "", ("Cargo.toml", "src/main.rs"), 'variants = ["*"]\ncommand = ["./bot"]\n',
+        "No build step in the arena: bots are built in the sandbox with the compilers of `/usr`, and "
+        "cargo lives elsewhere (`~/.cargo`). Build the program on your machine (below) and ship it as "
+        "`bot` in this folder: `arena submit` checks that it runs in the sandbox, which shows it this "
+        "machine's `/usr` and its own folder and nothing else: a program for this machine's processor "
+        "(`uname -m`) that loads only the libraries of `/usr` (a default Rust build loads libc and "
+        "libgcc_s, which every Linux has there), or none when linked statically.",
+        template="rust",
+        build_steps="""## Build
+
+With Rust installed (rustup.rs), from this folder:
+
+    cargo build --release --target-dir ../{name}-build
+    cp ../{name}-build/release/{name} bot
+
+(`--target-dir` keeps cargo's build folder out of this one: `arena submit` registers a copy
+of the whole folder, which may hold 64 MB at most.)
+
+For a program that loads no library at all (say, to submit it to an arena on another Linux),
+link it statically: `RUSTFLAGS="-C target-feature=+crt-static" cargo build ...` as above. Build
+again and copy `bot` again after every change, and raise `version` in `bot.toml`.
+"""),
 }
 
 _PYTHON_BOT: Final = '''\
@@ -100,9 +132,10 @@ legally (a random legal action): replace its choice with your strategy.
   whenever you change the code: the arena refuses different code under a version it
   already has. `variants = ["*"]` enters every variant; list names to enter fewer.
 {files}
+
 {build_note}
 
-## Play it
+{build}## Play it
 
 From the folder that holds `{name}/` (the bundled bots `random`, `threshold`, `heuristic`,
 `tracker` make good opponents):
@@ -152,6 +185,8 @@ _FILE_NOTES: Final = {
     "bot.c": "the bot: reads one JSON message per line on stdin, answers `decide` on stdout.",
     "Makefile": "builds `./bot` from `bot.c`.",
     "bot.js": "the bot: reads one JSON message per line on stdin, answers `decide` on stdout.",
+    "Cargo.toml": "the Rust package (no dependencies: it builds offline).",
+    "src/main.rs": "the bot: reads one JSON message per line on stdin, answers `decide` on stdout.",
 }
 
 
@@ -170,7 +205,12 @@ def new_bot(folder: Path, name: str, language: str, author: str = "") -> Path:
         raise ManifestError(f"{folder} already exists; choose another name or --dir")
     lang = LANGUAGES[language]
     folder.mkdir(parents=True)
-    if lang.source:
+    if lang.template:
+        for file in lang.files:
+            (folder / file).parent.mkdir(parents=True, exist_ok=True)
+            text = (TEMPLATES / lang.template / file).read_text(encoding="utf-8")
+            (folder / file).write_text(text.replace("NAME", name), encoding="utf-8")
+    elif lang.source:
         bundled = load_manifest(BOTS_DIR / lang.source)
         for file in lang.files:
             text = (BOTS_DIR / lang.source / file).read_text(encoding="utf-8")
@@ -184,7 +224,9 @@ def new_bot(folder: Path, name: str, language: str, author: str = "") -> Path:
     (folder / "bot.toml").write_text(manifest, encoding="utf-8")
     files = "\n".join(f"- `{file}`: {_FILE_NOTES[file]}" for file in lang.files)
     (folder / "README.md").write_text(
-        _README.format(name=name, title=lang.title, files=files, build_note=lang.build_note), encoding="utf-8")
+        _README.format(name=name, title=lang.title, files=files, build_note=textwrap.fill(lang.build_note, 90),
+                       build=lang.build_steps.format(name=name) + "\n" if lang.build_steps else ""),
+        encoding="utf-8")
     try:
         load_manifest(folder)
     except ManifestError:

@@ -14,8 +14,9 @@ from arena.botspec import BotManifest
 from arena.referee.records import BotFault, FaultKind, TimeControl
 from arena.referee.session import Bot
 from arena.sandbox import Sandbox, SandboxError
+from arena.sandbox.programs import BOT_PATH, program_refusal
 
-__all__ = ["SANDBOX_PATH", "open_bots"]
+__all__ = ["SANDBOX_PATH", "open_bots", "own_program_refusal"]
 
 
 @asynccontextmanager
@@ -61,6 +62,8 @@ async def open_bots(
             except BotFault as fault:
                 tail = bot.stderr_text(300).strip()
                 detail = f"{fault.detail}; stderr: {tail}" if tail and "stderr:" not in fault.detail else fault.detail
+                if (refusal := own_program_refusal(manifest)) is not None:  # looked for once it failed: no cost
+                    detail = f"{detail}; {refusal}"
                 await bot.close(0)
                 bots[i] = BotFault(fault.kind, detail, manifest.label)
 
@@ -81,7 +84,7 @@ async def open_bots(
         raise refused[0]
 
 
-SANDBOX_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
+SANDBOX_PATH: Final = BOT_PATH
 """Where a bot's command is looked for when it names no folder (the sandbox's PATH)."""
 
 
@@ -104,3 +107,13 @@ def _command_problem(manifest: BotManifest, argv: Sequence[str]) -> str:
         return (f"its command {program} is not executable: `chmod +x {path.name}` in the bot's folder "
                 "(docs/BOTS.md, 'Other languages')")
     return ""
+
+
+def own_program_refusal(manifest: BotManifest) -> str | None:
+    """Why the bot's own program (its command, a file of its folder) cannot run in the
+    sandbox, with the fix (:func:`arena.sandbox.programs.program_refusal`); None for a
+    Python bot, a command on the bots' PATH (``node bot.js``), or a program that can."""
+    if not manifest.command or manifest.folder is None:
+        return None
+    program = manifest.folder / manifest.command[0]  # as the command runs it (BotManifest.argv)
+    return program_refusal(program, manifest.folder) if program.is_file() else None

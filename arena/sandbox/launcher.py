@@ -44,6 +44,7 @@ from arena.sandbox.cgroups import BotCgroup, CgroupSupport
 from arena.sandbox.layers import LAYERS, Layer, LayerStatus, Limits, SandboxError
 from arena.sandbox.probe import probe_layers
 from arena.sandbox.process import BotProcess
+from arena.sandbox.programs import BOT_PATH
 from arena.sandbox.resident import Resident
 from arena.sandbox.sandboxed import Sandboxed
 from arena.sandbox.uids import Lease, UidPool
@@ -247,7 +248,7 @@ class Sandbox:
 
     def _environment(self, scratch: str, where: dict[Path, Path]) -> dict[str, str]:
         return {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "PATH": BOT_PATH,
             "HOME": scratch,
             "TMPDIR": scratch,
             "LANG": "C.UTF-8",

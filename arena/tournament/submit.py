@@ -20,6 +20,7 @@ import trio
 from arena.botspec import BotManifest, ManifestError, find_bot, folded, load_manifest
 from arena.errors import ArenaError
 from arena.referee import Fault, TimeControl, open_bots, play_match
+from arena.referee.launch import own_program_refusal
 from arena.rules import get_variant, variants
 from arena.sandbox import Layer, Sandbox, closed_to_others
 from arena.tournament.build import BuildError, build, discard
@@ -132,6 +133,9 @@ async def _checked(manifest: BotManifest, built: Path | None, claimed: list[str]
     unreachable = folder_refusal(manifest, sandbox)
     if unreachable is not None:
         return unreachable
+    foreign = own_program_refusal(manifest)
+    if foreign is not None:
+        return f"{manifest.folder}: {foreign}"
     opponent = find_bot("random")
     time_control = TimeControl()
     for name in claimed:

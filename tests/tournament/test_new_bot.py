@@ -8,6 +8,7 @@ the submission printed.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -21,11 +22,15 @@ from tourney import COMMAND_TIMEOUT_S, scratch
 
 from arena.tournament.store import Store
 
+CARGO = shutil.which("cargo") or shutil.which("cargo", path=str(Path.home() / ".cargo" / "bin"))
+"""Where rustup puts it (outside /usr, as for most authors): the case the Rust template is for."""
+
 LANGUAGES = [
     pytest.param("python", id="python"),
     pytest.param("c", id="c", marks=pytest.mark.skipif(
         shutil.which("make") is None or shutil.which("cc") is None, reason="needs make and a C compiler")),
     pytest.param("js", id="js", marks=pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")),
+    pytest.param("rust", id="rust", marks=pytest.mark.skipif(CARGO is None, reason="needs Rust's cargo")),
 ]
 
 
@@ -39,11 +44,13 @@ def arena(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=COMMAND_TIMEOUT_S)
 
 
-def readme_steps(readme: str) -> tuple[dict[str, str], list[list[str]]]:
+def readme_steps(readme: str) -> tuple[dict[str, str], list[list[str]], list[str]]:
     """What a reader of a new bot's README copies: its files (a code block of TOML, saved
-    under the name in backticks just before it) and its commands, in order."""
+    under the name in backticks just before it), its ``arena`` commands, in order, and the
+    build commands it gives (shell lines run in the bot's folder)."""
     files: dict[str, str] = {}
     commands: list[list[str]] = []
+    builds: list[str] = []
     lines = readme.splitlines()
     k = 0
     while k < len(lines):
@@ -56,11 +63,13 @@ def readme_steps(readme: str) -> tuple[dict[str, str], list[list[str]]]:
             k += 1
         if block[0].startswith("arena "):
             commands += [shlex.split(line, comments=True) for line in block]
-        else:
+        elif " = " in block[0]:
             before = [line for line in lines[:k - len(block)] if "`" in line][-1]
             named = [word for word in before.split("`")[1::2] if word.endswith(".toml")]
             files[named[-1]] = "\n".join(block) + "\n"
-    return files, commands
+        else:
+            builds += block
+    return files, commands, builds
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -76,7 +85,13 @@ def test_every_command_of_a_new_bot_s_readme_works_as_written(home: Path, langua
     readme = (folder / "README.md").read_text()
     assert "docs/PROTOCOL.md" in readme
     suggested = made.stdout.split("next: ")[1].split("   (")[0]
-    files, commands = readme_steps(readme)
+    files, commands, builds = readme_steps(readme)
+    assert bool(builds) == (language == "rust")  # the others build in the sandbox, or need no build
+    for line in builds:  # as the author would, with cargo where rustup put it
+        path = f"{Path(CARGO or 'cargo').parent}:{os.environ['PATH']}"
+        built = subprocess.run(line, shell=True, cwd=folder, capture_output=True, text=True,
+                               env={**os.environ, "PATH": path}, timeout=COMMAND_TIMEOUT_S)
+        assert built.returncode == 0, (line, built.stderr[-2000:])
     assert shlex.split(suggested) == commands[0]
     assert list(files) == ["my-cup.toml"]
     for file, text in files.items():
@@ -97,7 +112,7 @@ def test_new_bot_refuses_what_submit_would_refuse(home: Path) -> None:
     for args, message in [
         (("new-bot", "Loud"), "must be lower-case letters"),
         (("new-bot", "random"), "bundled bot's name"),
-        (("new-bot", "x", "--lang", "cobol"), "choose one of python, c, js"),
+        (("new-bot", "x", "--lang", "cobol"), "choose one of python, c, js, rust"),
     ]:
         done = arena(home, *args)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
