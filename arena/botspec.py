@@ -127,34 +127,39 @@ def folded(name: str) -> str:
 
 
 def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str | None = None) -> BotManifest:
+    """The manifest ``data`` describes; ManifestError listing every problem, one a line."""
+    problems: list[str] = []
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
-        raise ManifestError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KNOWN))}")
+        problems.append(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KNOWN))}")
     for key in _REQUIRED:
         if not isinstance(data.get(key), str) or not data[key].strip():
-            raise ManifestError(f"{where}: {key!r} must be a non-empty string")
-        if has_controls(data[key]):
+            problems.append(f"{key!r} must be a non-empty string")
+        elif has_controls(data[key]):
             shown = printable(data[key], lines=False)
-            raise ManifestError(f"{where}: {key!r} may not hold control characters ({shown!r})")
-    try:
-        check_name(data["name"])
-    except ManifestError as error:
-        raise ManifestError(f"{where}: {error}") from None
+            problems.append(f"{key!r} may not hold control characters ({shown!r})")
+        elif key == "name":
+            try:
+                check_name(data["name"])
+            except ManifestError as error:
+                problems.append(str(error))
     variants = data.get("variants", ["*"])
     if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
-        raise ManifestError(f"{where}: 'variants' must be a non-empty list of variant names, or [\"*\"]")
+        problems.append("'variants' must be a non-empty list of variant names, or [\"*\"]")
     entry, command = data.get("entry"), data.get("command")
     if module is None and (entry is None) == (command is None):
-        raise ManifestError(f"{where}: give exactly one of 'entry' (a Python file) or 'command' (a list of strings)")
+        problems.append("give exactly one of 'entry' (a Python file) or 'command' (a list of strings)")
     if entry is not None and not (isinstance(entry, str) and entry.endswith(".py")):
-        raise ManifestError(f"{where}: 'entry' must name a Python file such as \"bot.py\"")
+        problems.append("'entry' must name a Python file such as \"bot.py\"")
     if command is not None and not (
         isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)
     ):
-        raise ManifestError(f"{where}: 'command' must be a non-empty list of strings, e.g. [\"node\", \"bot.js\"]")
+        problems.append("'command' must be a non-empty list of strings, e.g. [\"node\", \"bot.js\"]")
     build = data.get("build", [])
     if not (isinstance(build, list) and all(isinstance(b, str) and b for b in build)):
-        raise ManifestError(f"{where}: 'build' must be a list of strings, e.g. [\"make\"]")
+        problems.append("'build' must be a list of strings, e.g. [\"make\"]")
+    if problems:
+        raise ManifestError("\n".join(f"{where}: {problem}" for problem in problems))
     return BotManifest(
         name=data["name"],
         version=data["version"],

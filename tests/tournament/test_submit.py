@@ -99,6 +99,13 @@ def crashes_at_start(home: Path) -> Path:
     return copy_bot(SANDBOX_BOTS / "crash-at-start", home / "crash-at-start", variants=["scat"])
 
 
+def many_mistakes(home: Path) -> Path:
+    """A manifest with three mistakes: each was reported on its own, one submission at a time."""
+    folder = copy_bot(BOTS_DIR / "random", home / "many", name="many")
+    (folder / "bot.toml").write_text('name = "Many Mistakes"\ncolour = "red"\nentry = "bot.py"\n', encoding="utf-8")
+    return folder
+
+
 def plays_illegal(home: Path) -> Path:
     return copy_bot(REFEREE_BOTS / "illegal", home / "illegal", variants=["scat"])
 
@@ -106,6 +113,8 @@ def plays_illegal(home: Path) -> Path:
 REJECTIONS: list[tuple[Callable[[Path], Path], list[str]]] = [
     (no_manifest, ["no bot.toml", "how to fix", "docs/BOTS.md"]),
     (bad_manifest, ["bot.toml: unknown key(s) colour", "how to fix"]),
+    (many_mistakes, ["bot.toml: unknown key(s) colour", "bot.toml: name 'Many Mistakes' must be lower-case",
+                     "bot.toml: 'version' must be a non-empty string"]),
     (unknown_variant, ["variants lists 'poker'", "how to fix: list only known variants: scat"]),
     (crashes_at_start, ["smoke match of scat", "startup", "boom before hello", "how to fix"]),
     (plays_illegal, ["smoke match of scat", "illegal_action: 'fly'", "how to fix: choose one of the strings"]),
