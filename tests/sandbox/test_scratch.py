@@ -140,17 +140,20 @@ def test_tmpfs_scratch_has_a_size_and_file_quota() -> None:
     assert not path.exists()
 
 
-def test_removing_a_full_tmpfs_takes_no_time() -> None:
+def test_removing_a_full_tmpfs_is_one_unmount_not_a_walk() -> None:
+    """A plain folder of 20,000 files is the slow case (a walk, a call per file); a tmpfs
+    scratch goes with its files in one unmount, whatever the machine's load (it was timed
+    against the wall clock)."""
     ok, why = scratch.can_mount()
     if not ok:
         pytest.skip(f"no tmpfs scratch here: {why}")
     path = scratch.create(None, scratch.Quota(size_mb=64, files=100_000))
     for i in range(20_000):
         (path / f"f{i}").touch()
-    begun = time.perf_counter()
+    assert scratch._unmount(path)  # what remove() does first
+    assert list(path.iterdir()) == []  # the files went with it: nothing is left to walk
     scratch.remove(path)
     assert not path.exists()
-    assert time.perf_counter() - begun < 5  # a plain folder of 20,000 files is the slow case
 
 
 def test_sweep_unmounts_and_removes_what_a_dead_arena_left(folder: Path) -> None:
