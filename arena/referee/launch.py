@@ -62,7 +62,8 @@ async def open_bots(
             except BotFault as fault:
                 tail = bot.stderr_text(300).strip()
                 detail = f"{fault.detail}; stderr: {tail}" if tail and "stderr:" not in fault.detail else fault.detail
-                if (refusal := own_program_refusal(manifest)) is not None:  # looked for once it failed: no cost
+                refusal = await trio.to_thread.run_sync(own_program_refusal, manifest)  # once it failed: no cost
+                if refusal is not None:
                     detail = f"{detail}; {refusal}"
                 await bot.close(0)
                 bots[i] = BotFault(fault.kind, detail, manifest.label)

@@ -11,11 +11,14 @@ is wrong and how to fix it.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import platform
 import re
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -30,6 +33,7 @@ MACHINES: Final = {3: "i386", 40: "arm", 62: "x86_64", 183: "aarch64", 243: "ris
 VISIBLE: Final = (Path("/usr"), Path("/bin"), Path("/lib"), Path("/lib64"), Path("/sbin"))
 """Where the sandbox shows this machine's own files (besides the bot's folder)."""
 PT_INTERP: Final = 3
+LIST_TIMEOUT_S: Final = 10
 _LISTED: Final = re.compile(r"^\s*(\S+) => (not found|(\S+))")
 _UNLOADED: Final = re.compile(r"error while loading shared libraries: ([^:]+):")
 STATIC_HINT: Final = ("link it statically (Rust: RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release; "
@@ -39,14 +43,37 @@ STATIC_HINT: Final = ("link it statically (Rust: RUSTFLAGS=\"-C target-feature=+
 
 def program_refusal(program: Path, folder: Path) -> str | None:
     """Why ``program`` (a file of the bot's ``folder``) cannot run in the sandbox, with the
-    fix; None if nothing stands in its way."""
-    with open(program, "rb") as handle:
-        head = handle.read(4096)
-    if head.startswith(b"#!"):
-        return _script_refusal(program, head)
-    if head.startswith(b"\x7fELF"):
-        return _elf_refusal(program, folder, head)
+    fix; None if nothing stands in its way.  Nothing the program names is run: its libraries
+    are listed by this machine's own loader, never by the loader the program asks for."""
+    try:
+        with open(program, "rb") as handle:
+            head = handle.read(4096)
+        if head.startswith(b"#!"):
+            return _script_refusal(program, head)
+        if head.startswith(b"\x7fELF"):
+            return _elf_refusal(program, folder, head)
+    except OSError as error:
+        return f"{program.name} cannot be read: {error.strerror}"
+    except (struct.error, IndexError, ValueError):
+        return f"{program.name} is not a program any machine can run: its ELF headers are damaged"
     return None  # anything else the kernel refuses at start, which the bot's start-up fault says
+
+
+@functools.cache
+def machine_loaders() -> dict[Path, str]:
+    """This machine's own dynamic loaders (those of its shell and of the arena's Python),
+    each by its resolved path: the only ones a bot's program may ask for, and the only
+    ones this module runs."""
+    found: dict[Path, str] = {}
+    for program in (Path("/bin/sh"), Path(sys.executable)):
+        with contextlib.suppress(OSError, struct.error, IndexError, ValueError):
+            resolved = program.resolve()
+            with open(resolved, "rb") as handle:
+                head = handle.read(4096)
+            loader = _interpreter(resolved, head, "<" if head[5] == 1 else ">") if head[:4] == b"\x7fELF" else None
+            if loader is not None and Path(loader).exists():
+                found[Path(loader).resolve()] = loader
+    return found
 
 
 def _visible(path: Path, folder: Path) -> bool:
@@ -82,10 +109,16 @@ def _elf_refusal(program: Path, folder: Path, head: bytes) -> str | None:
     loader = _interpreter(program, head, order)
     if loader is None:
         return None  # statically linked: it needs nothing of this machine
-    if not Path(loader).exists() or not _visible(Path(loader), folder):
-        return (f"{program.name} needs the loader {loader}, which this machine has not under /usr (built against "
-                f"another C library?): {STATIC_HINT}")
-    listed = subprocess.run([loader, "--list", str(program)], capture_output=True, text=True, check=False)
+    own = machine_loaders().get(Path(loader).resolve())
+    if own is None or not _visible(Path(loader), folder):
+        return (f"{program.name} needs the loader {loader}, which is not this machine's "
+                f"({', '.join(machine_loaders().values()) or 'none found'}; built against another C library?): "
+                f"{STATIC_HINT}")
+    try:
+        listed = subprocess.run([own, "--list", str(program)], capture_output=True, text=True, check=False,
+                                stdin=subprocess.DEVNULL, timeout=LIST_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"{program.name}: this machine's loader could not list its libraries within {LIST_TIMEOUT_S} s"
     if listed.returncode != 0:  # the loader stops at the first library it cannot find
         found = _UNLOADED.search(listed.stderr)
         return f"{program.name} needs {found.group(1) if found else 'a library'}, which /usr does not have: " \

@@ -133,7 +133,7 @@ async def _checked(manifest: BotManifest, built: Path | None, claimed: list[str]
     unreachable = folder_refusal(manifest, sandbox)
     if unreachable is not None:
         return unreachable
-    foreign = own_program_refusal(manifest)
+    foreign = await trio.to_thread.run_sync(own_program_refusal, manifest)
     if foreign is not None:
         return f"{manifest.folder}: {foreign}"
     opponent = find_bot("random")

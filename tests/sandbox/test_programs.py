@@ -45,7 +45,7 @@ def linked(tmp_path: Path, library_dir: Path, rpath: str) -> Path:
 
 
 def test_this_machine_s_programs_pass() -> None:
-    for program in (Path(sys.executable).resolve(), Path("/bin/sh").resolve()):
+    for program in (Path("/bin/sh").resolve(), Path("/usr/bin/env").resolve()):
         assert program_refusal(program, program.parent) is None
 
 
@@ -56,14 +56,28 @@ def test_a_program_for_another_processor_is_refused_with_how_to_build_for_this_o
     assert refusal is not None and "bot is built for" in refusal and f"runs bots on {platform.machine()}" in refusal
 
 
-def test_a_program_built_against_another_c_library_is_refused(tmp_path: Path) -> None:
-    source = Path(sys.executable).resolve()
-    loader = next(p for p in (b"/lib64/ld-linux-x86-64.so.2", b"/lib/ld-linux-aarch64.so.1")
-                  if p in source.read_bytes())
-    musl = b"/lib/ld-musl-x86_64.so.1"
-    bot = patched(source, tmp_path / "bot", source.read_bytes().index(loader), musl.ljust(len(loader), b"\0"))
+@pytest.mark.parametrize("loader", [b"/lib/ld-musl-x86_64.so.1", b"/usr/bin/yes", b"./evil"])
+def test_a_program_asking_for_another_loader_is_refused_and_that_loader_never_runs(
+        tmp_path: Path, loader: bytes) -> None:
+    """musl's loader (another C library), and programs a bot could name as its loader to have
+    the check run them outside the sandbox: ``yes`` fills memory, ``./evil`` is its own."""
+    source = Path("/bin/sh").resolve()
+    blob = source.read_bytes()
+    own = next(p for p in (b"/lib64/ld-linux-x86-64.so.2", b"/lib/ld-linux-aarch64.so.1") if p in blob)
+    evil = tmp_path / "evil"
+    evil.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\n")
+    evil.chmod(0o755)
+    bot = patched(source, tmp_path / "bot", blob.index(own), loader.ljust(len(own), b"\0"))
     refusal = program_refusal(bot, tmp_path)
-    assert refusal is not None and "needs the loader /lib/ld-musl-x86_64.so.1" in refusal and "crt-static" in refusal
+    assert refusal is not None and f"needs the loader {loader.decode()}, which is not this machine's" in refusal
+    assert "crt-static" in refusal and not (tmp_path / "ran").exists()
+
+
+def test_a_damaged_program_is_refused_not_a_crash(tmp_path: Path) -> None:
+    bot = tmp_path / "bot"
+    bot.write_bytes(b"\x7fELF\x02\x01\x01" + b"\0" * 9)
+    refusal = program_refusal(bot, tmp_path)
+    assert refusal is not None and "ELF headers are damaged" in refusal
 
 
 @needs_cc
