@@ -43,7 +43,7 @@ from arena.tournament.jobs import BotRef, FromWorker, Played, Ready, TableJob
 from arena.tournament.ratings import ratings
 from arena.tournament.registry import content_hash, find, install
 from arena.tournament.scheduler import Table, authors_apart, schedule
-from arena.tournament.spec import TournamentSpec
+from arena.tournament.spec import EntrantProblem, TournamentSpec
 from arena.tournament.store import HeldError, MatchRecord, SeatRecord, Store, StoreError, VersionRow
 
 __all__ = [
@@ -339,14 +339,18 @@ def _find(store: Store, spec: TournamentSpec, ref: str, *where: str | int) -> Ve
         raise RunError(f"{spec.locate(*where)}: {error}") from None
 
 
-def entrant_problem(db: Path) -> Callable[[str, Path | None], str | None]:
+def entrant_problem(db: Path) -> EntrantProblem:
     """What is wrong with an entrant's name, looked up as a run looks it up (in ``db``'s
     registry, if there is one; registering nothing), for :func:`load_spec` to report with
-    the file's other problems."""
+    the file's other problems.  A name the tournament's first run pinned to a version is
+    fine wherever it points now (a folder moved, a bot withdrawn): the run plays that version."""
 
-    def problem(ref: str, base: Path | None) -> str | None:
+    def problem(tournament: str, ref: str, base: Path | None) -> str | None:
         try:
             with Store(db, read_only=True) if db.is_file() else Store(":memory:") as store:
+                pinned = (store.tournament_spec(tournament) or {}).get("pinned", {})
+                if f"entrant:{ref}" in pinned or f"challenger:{ref}" in pinned:
+                    return None
                 find(store, ref, base)
         except StoreError:
             return None  # the run says what is wrong with the database

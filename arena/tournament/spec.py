@@ -25,7 +25,8 @@ from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
 from arena.tomldepth import too_deep
 
-__all__ = ["Settle", "SpecError", "TournamentSpec", "VariantPlan", "check_cluster", "load_spec", "parse_spec"]
+__all__ = ["EntrantProblem", "Settle", "SpecError", "TournamentSpec", "VariantPlan", "check_cluster", "load_spec",
+           "parse_spec"]
 
 TOURNAMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "tournaments"
 """The bundled tournament files."""
@@ -194,8 +195,9 @@ class TournamentSpec:
         }
 
 
-EntrantProblem = Callable[[str, Path | None], str | None]
-"""What is wrong with an entrant's name, given the tournament file's folder (None: nothing)."""
+EntrantProblem = Callable[[str, str, Path | None], str | None]
+"""What is wrong with an entrant's name in a tournament (its name, the entrant's name, the
+file's folder); None for nothing."""
 
 
 def load_spec(ref: str | Path, entrant_problem: EntrantProblem | None = None) -> TournamentSpec:
@@ -275,8 +277,9 @@ def parse_spec(text: str, source: Path | None = None,
     for i, name in enumerate(raw.entrants):
         if name in raw.entrants[:i]:
             fail(f"entrant {name!r} is listed twice", "entrants", i)
+    name = raw.name or (source.stem if source else "tournament")
     for entrant, at in [*named, *([(raw.challenger, ("challenger",))] if raw.challenger else [])]:
-        problem = None if entrant_problem is None else entrant_problem(entrant, folder)
+        problem = None if entrant_problem is None else entrant_problem(name, entrant, folder)
         if problem is not None:
             fail(problem, *at)
     unknown_layers = [layer for layer in raw.require if layer not in LAYERS]
@@ -296,7 +299,6 @@ def parse_spec(text: str, source: Path | None = None,
              "deadline")
     if raw.deadline is not None and (raw.mode == "ladder" or not raw.open):
         fail("a deadline is for a competition authors enter: `open = true`, not a ladder", "deadline")
-    name = raw.name or (source.stem if source else "tournament")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
         fail(f"tournament name {name!r}: use letters, digits, '.', '_' and '-'", "name")
     if problems:

@@ -65,6 +65,20 @@ def test_a_tournament_keeps_the_versions_it_first_met(home: Path) -> None:
     assert len(played) == 1, "two versions of one entrant played in one tournament"
 
 
+def test_a_tournament_resumes_when_a_pinned_entrant_s_folder_is_gone(home: Path) -> None:
+    """The file's entrants are checked before a run, all at once; a name the first run
+    pinned to a version still plays that version when its folder has moved away."""
+    folder = copy_bot(BOTS_DIR / "random", home / "src" / "gone", name="gone", variants=["scat"])
+    path = tournament_file(home, "moved", [folder, "threshold"], [("scat", [2])], deals=1)
+    db = home / "arena.db"
+    assert arena("run", path, "--db", db, "-q", "--workers", "1").returncode == 0
+    folder.rename(home / "elsewhere")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 2"))
+    again = arena("run", path, "--db", db, "-q", "--workers", "1")
+    assert again.returncode == 0, again.stderr
+    assert len(outcomes(db, "moved")) == 4
+
+
 @pytest.mark.parametrize(("name", "reserved"), [("heuristic.", "heuristic"), ("heuristic-", "heuristic"),
                                                 ("heuristic_", "heuristic"), ("heuristic..", "heuristic"),
                                                 ("heu-ristic", "heuristic"), ("ran_dom", "random")])
