@@ -7,6 +7,7 @@ import dataclasses
 import datetime
 import os
 import shlex
+import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -56,7 +57,7 @@ class ProgressView:
     def __init__(self, title: str, *, quiet: bool = False) -> None:
         self.console = Console(stderr=True)
         self.quiet = quiet
-        self.plain = not quiet and not self.console.is_terminal
+        self.plain = not quiet and not sys.stderr.isatty()  # rich counts FORCE_COLOR as a terminal
         """stderr is no terminal (a pipe, a log file): plain lines at every tenth of the run
         instead of a bar, which rich squeezed to 80 columns (``16/… 0:… eta 0:00…``)."""
         self._progress = Progress(
@@ -316,7 +317,8 @@ def bots(
         typer.echo(f"no bots registered in {db}; `arena submit PATH` registers one")
         return
     typer.echo(tabulate(rows, headers=["bot", "hash", "version", "variants", "registered", "status", "copy"]))
-    typer.echo(f"\n(each copy's folder is relative to {db.resolve().parent}/)")
+    if any(not Path(row[-1]).is_absolute() and not row[-1].startswith("(") for row in rows):
+        typer.echo(f"\n(each copy's folder is relative to {db.resolve().parent}/)")
 
 
 @app.command("submit")

@@ -329,15 +329,20 @@ def _tie_note(table: Table, e: Event) -> list[str]:
     safe = [s for s in tied if s >= len(lost) or not lost[s]]
     if len(tied) < 2 or not safe:
         return []
-    value = format_value(lowest)
-    knocker = e.get("knocker")
-    if isinstance(knocker, int) and safe == [knocker]:
+    value, options, knocker = format_value(lowest), table.options, e.get("knocker")
+    if isinstance(knocker, int) and safe == [knocker] and options.get("knocker_tie") == "safe":
         return [f"{table.name(knocker)} knocked and {'are' if knocker == table.seat else 'is'} tied for the lowest "
                 f"({value}): a knocker tied for the lowest is safe."]
-    if table.options.get("tiebreak") == "suit":
+    if table.family != "widow":
+        return []  # no other rule of the scat family spares a player tied for the lowest
+    if options.get("tied_lowest") == "escape" and safe == tied:
+        return [f"{_names(table, tied)} tied for the lowest ({value}): players tied for the lowest all escape."]
+    if options.get("ranking") == "brag":
+        return [f"{_names(table, tied)} tied at {value}: brag's order of the cards splits the tie."]
+    if options.get("tiebreak") == "suit":
         return [f"{_names(table, tied)} tied at {value}: the suit that scores it splits the tie (clubs, spades, "
                 "hearts, diamonds, best first)."]
-    return [f"{_names(table, tied)} tied for the lowest ({value}); not all of them lose (docs/RULES.md 3.4)."]
+    return [f"{_names(table, tied)} tied at {value}: the tie-break split it (docs/RULES.md 2)."]
 
 
 def _fifty_one_round_end(table: Table, e: Event) -> list[str]:

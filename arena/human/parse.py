@@ -55,7 +55,7 @@ class HelpAsked(InputError):
 def valued(legal: Sequence[str]) -> list[str]:
     """The values a number typed alone means now, in order (Skat's bids), if any."""
     return [parts[1] for parts in (action.split() for action in legal)
-            if len(parts) == 2 and parts[0] in VALUED and parts[1].isdigit()]
+            if len(parts) == 2 and parts[0] in VALUED and parts[1].isdecimal()]
 
 
 @dataclass(frozen=True)
@@ -101,13 +101,13 @@ def choose(text: str, legal: Sequence[str], keep: str | None = None) -> str:
     if text in ("?", "help"):
         raise HelpAsked(HELP)
     values = valued(legal)
-    if text.isdigit() and values:
+    if text.isdecimal() and values:
         carrying = [action for action in legal if action.split()[1:] == [str(int(text))]]
         if len(carrying) == 1:
             return carrying[0]
         raise InputError(f"{int(text)} is not a bid you can make now: {values[0]} to {values[-1]} "
                          "(a numbered choice is typed #N)")
-    if text.isdigit() or (text[:1] == "#" and text[1:].isdigit()):
+    if text.isdecimal() or (text[:1] == "#" and text[1:].isdecimal()):
         number = int(text.lstrip("#"))
         if 1 <= number <= len(legal):
             return legal[number - 1]

@@ -166,18 +166,17 @@ class _Seat:
 
     async def _decide(self, decide: Decide, receive: trio.MemoryReceiveChannel[bytes]) -> bytes | None:
         """Ask the person, while listening to the referee: the answer is sent; a line that
-        comes first (the match ended meanwhile) withdraws the question and is returned."""
+        comes first (the match ended meanwhile) withdraws the question, and is returned, as
+        is one that came in the same moment as the answer (the next to read)."""
         table = self.table
         assert table is not None
         self.moves += 1
         view = decision_view(table, decide.observation, decide.legal, self._news(decide.events), self.moves,
                              decide.time_left_ms)
         interrupted: list[bytes] = []
-        answered = False
         async with trio.open_nursery() as race:
 
             async def person() -> None:
-                nonlocal answered
                 problem = None
                 while True:
                     typed = await self.front.ask(view, problem)
@@ -190,7 +189,6 @@ class _Seat:
                         problem = f"Not taken: {error}"
                         continue
                     await self._send(ActionReply(decide.id, action))
-                    answered = True
                     race.cancel_scope.cancel()
                     return
 
@@ -201,8 +199,7 @@ class _Seat:
 
             race.start_soon(person)
             race.start_soon(referee)
-        if answered:
-            return None
+        # answered or not: a line the referee sent meanwhile is the next to read, never dropped
         return interrupted[0] if interrupted else None
 
     def _end(self, end: MatchEnd) -> None:

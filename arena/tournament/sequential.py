@@ -12,6 +12,7 @@ tournament, so ``arena test --show`` reports the same verdict later.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -86,10 +87,13 @@ class TestPlan:
 
 
 def _called(ref: str) -> str:
-    """A bot reference as a test's name shows it: a folder by its own name (``./rust-scat``
-    named the test ``test-._rust-scat-...``), a name or ``NAME:HASH`` as written."""
+    """A bot reference as a test's name shows it: a folder by its own name and a short hash
+    of where it is (``./rust-scat`` named the test ``test-._rust-scat-...``; two folders of
+    one name, ``../v2/mybot`` and ``../v3/mybot``, are two tests), a name or ``NAME:HASH``
+    as written."""
     if "/" in ref or ref.startswith("."):
-        return Path(ref).resolve().name or ref
+        where = Path(ref).resolve()
+        return f"{where.name}.{hashlib.blake2b(str(where).encode(), digest_size=3).hexdigest()}"
     return ref
 
 

@@ -78,6 +78,12 @@ def test_a_tie_for_the_lowest_says_the_rule_that_split_it() -> None:
     ]
     swum = {**tied, "knocker": None, "lives_lost": [1, 0]}
     assert "the suit that scores it splits the tie" in narrate(table("schwimmen", 2), [swum])[3]
+    # Schwimmen's knocker is not safe when tied (knocker_tie = loses): it escaped by its suit
+    knocked = {**tied, "knocker": 1, "lives_lost": [1, 0]}
+    assert "the suit that scores it splits the tie" in narrate(table("schwimmen", 2), [knocked])[3]
+    bus = {**tied, "knocker": None, "lives_lost": [0, 0]}  # stop-the-bus: ties for the lowest escape
+    assert narrate(table("stop-the-bus", 2), [bus])[3] == (
+        "You and North tied for the lowest (24): players tied for the lowest all escape.")
     both = {**tied, "knocker": 1, "lives_lost": [1, 1]}  # nobody tied was spared: nothing to explain
     assert narrate(table("scat", 2), [both])[3:] == ["You lose a life.", "North loses a life."]
 

@@ -4,6 +4,7 @@ with real bot processes and a real results database."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,9 +111,16 @@ def test_two_copies_of_a_deterministic_bot_are_not_better_and_the_report_says_th
 
 
 @pytest.mark.parametrize(("new", "base", "title"), [
-    ("./rust-scat", "random", "test-rust-scat-random-scat-2p"),  # was test-._rust-scat-random-scat-2p
-    ("../bots/mine/", "./old", "test-mine-old-scat-2p"),
-    ("mine:ab12cd34", "random", "test-mine_ab12cd34-random-scat-2p"),
+    ("./rust-scat", "random", r"test-rust-scat\.[0-9a-f]{6}-random-scat-2p"),  # was test-._rust-scat-random-scat-2p
+    ("../bots/mine/", "./old", r"test-mine\.[0-9a-f]{6}-old\.[0-9a-f]{6}-scat-2p"),
+    ("mine:ab12cd34", "random", r"test-mine_ab12cd34-random-scat-2p"),
 ])
 def test_a_test_is_named_after_its_bots_not_their_paths(new: str, base: str, title: str) -> None:
-    assert sequential.TestPlan(new, base).title == title
+    assert re.fullmatch(title, sequential.TestPlan(new, base).title), sequential.TestPlan(new, base).title
+
+
+def test_two_folders_of_one_name_are_two_tests() -> None:
+    """``arena test ../v3/mybot ../v2/mybot`` would have resumed an earlier ``../v2/mybot
+    ../v1/mybot`` had both been named after the folders' names alone."""
+    assert sequential.TestPlan("../v3/mybot", "../v2/mybot").title != \
+        sequential.TestPlan("../v2/mybot", "../v1/mybot").title
