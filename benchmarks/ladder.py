@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import random
 import re
 import shutil
 import statistics
@@ -120,11 +121,12 @@ def visitors(url: str, per_second: float, stop: threading.Event, latencies: list
 
 
 class Instant(Executor):
-    """Finishes every match the moment it is asked (first seat first): only the
-    coordinator works."""
+    """Finishes every match the moment it is asked (first seat first, or in an order drawn
+    from ``rng``): only the coordinator works."""
 
-    def __init__(self, tables: int) -> None:
+    def __init__(self, tables: int, rng: random.Random | None = None) -> None:
         self.tables = tables
+        self.rng = rng
 
     def capacity(self) -> int:
         return self.tables
@@ -137,8 +139,11 @@ class Instant(Executor):
         ready(Ready(LAYERS, {}))
         for job in tables:
             seats = len(job.bots)
-            outcome = Outcome(tuple(range(1, seats + 1)), tuple(-float(i) for i in range(seats)), "instant", 1)
             for match in job.matches:
+                places = list(range(1, seats + 1))
+                if self.rng is not None:
+                    self.rng.shuffle(places)
+                outcome = Outcome(tuple(places), tuple(-float(p) for p in places), "instant", 1)
                 await played(Played(job.id, match.id, outcome, 10, [], LAYERS, 0.0, [5] * seats, [0.0] * seats, LOG))
 
 

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,50 +40,21 @@ from tabulate import tabulate  # noqa: E402
 
 from arena.botspec import BOTS_DIR, load_manifest  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
-from arena.rules.game import Outcome  # noqa: E402
 from arena.sandbox.layers import Layer  # noqa: E402
-from arena.tournament.jobs import Played, Ready, TableJob  # noqa: E402
 from arena.tournament.ladder import run_ladder  # noqa: E402
 from arena.tournament.logs import compress_log  # noqa: E402
 from arena.tournament.registry import install  # noqa: E402
-from arena.tournament.runner import Executor  # noqa: E402
 from arena.tournament.spec import TournamentSpec, VariantPlan  # noqa: E402
 from arena.tournament.store import Store  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ladder import Instant  # noqa: E402
 from tournament import Quiet  # noqa: E402
 
 LOG = compress_log([])
 LAYERS = [str(layer) for layer in Layer]
 ALLOWED = 0.10
 """The growth the issue allows."""
-
-
-class Shuffled(Executor):
-    """Finishes every match the moment it is asked, its placements drawn at random (seeded):
-    only the coordinator works, and the rankings have something to tell apart."""
-
-    def __init__(self, tables: int, seed: int) -> None:
-        self.tables = tables
-        self.rng = random.Random(seed)
-
-    def capacity(self) -> int:
-        return self.tables
-
-    def close(self) -> None:
-        """Nothing held."""
-
-    async def run(self, tables: Sequence[TableJob], ready: Callable[[Ready], None],
-                  played: Callable[[Played], Awaitable[None]], failed: Callable[[TableJob, str], None]) -> None:
-        ready(Ready(LAYERS, {}))
-        for job in tables:
-            seats = len(job.bots)
-            for match in job.matches:
-                places = list(range(1, seats + 1))
-                self.rng.shuffle(places)
-                outcome = Outcome(tuple(places), tuple(-float(p) for p in places), "instant", 1)
-                await played(Played(job.id, match.id, outcome, 10, [], LAYERS, 0.0, [5] * seats, [0.0] * seats,
-                                    LOG))
 
 
 def ladders(folder: Path, bots: int, sizes: Sequence[int]) -> list[Path]:
@@ -96,7 +67,7 @@ def ladders(folder: Path, bots: int, sizes: Sequence[int]) -> list[Path]:
                  for i in range(bots)]
         spec = TournamentSpec(name="ladder", mode="ladder", entrants=tuple(names),
                               variants=(VariantPlan(get_variant("scat"), {}, (2, 4)),))
-        executor = Shuffled(8, 31)
+        executor = Instant(8, random.Random(31))
         for size in sorted(sizes):
             run_ladder(spec, store, Quiet(), matches=size - store.count("ladder"), executor=executor)
             copy = folder / f"ladder-{size}.db"
