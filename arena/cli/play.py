@@ -161,7 +161,7 @@ def _print_match(result: MatchResult) -> None:
 def new_bot_command(
     name: Annotated[str, typer.Argument(metavar="NAME",
                                         help="The bot's name: lower-case letters, digits, '-', '_', '.'.")],
-    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js or rust.")] = "python",
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js, rust or go.")] = "python",
     folder: Annotated[Path | None, typer.Option("--dir", help="Where to write it (default: ./NAME).")] = None,
     author: Annotated[str, typer.Option("--author", help="The manifest's author.")] = "",
 ) -> None:

