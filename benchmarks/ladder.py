@@ -122,11 +122,12 @@ def visitors(url: str, per_second: float, stop: threading.Event, latencies: list
 
 class Instant(Executor):
     """Finishes every match the moment it is asked (first seat first, or in an order drawn
-    from ``rng``): only the coordinator works."""
+    from ``rng``), each with ``log`` as its stored log: only the coordinator works."""
 
-    def __init__(self, tables: int, rng: random.Random | None = None) -> None:
+    def __init__(self, tables: int, rng: random.Random | None = None, log: bytes = LOG) -> None:
         self.tables = tables
         self.rng = rng
+        self.log = log
 
     def capacity(self) -> int:
         return self.tables
@@ -144,7 +145,8 @@ class Instant(Executor):
                 if self.rng is not None:
                     self.rng.shuffle(places)
                 outcome = Outcome(tuple(places), tuple(-float(p) for p in places), "instant", 1)
-                await played(Played(job.id, match.id, outcome, 10, [], LAYERS, 0.0, [5] * seats, [0.0] * seats, LOG))
+                await played(Played(job.id, match.id, outcome, 10, [], LAYERS, 0.0, [5] * seats, [0.0] * seats,
+                                    self.log))
 
 
 def coordinator(bots: int, matches: int, tables: int) -> float:

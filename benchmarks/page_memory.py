@@ -8,7 +8,8 @@ without the hours a soak takes.
 
 One ladder of ``--bots`` bots (each of its own author; scat at tables of 2 and 4) is
 stored by the ladder's own loop, fed by an executor that finishes every match at once
-with seeded random placements, and copied when it holds each of ``--sizes`` matches.
+with seeded random placements and a log of a real match's size, and copied when it holds
+each of ``--sizes`` matches.
 Then, for each copy, a fresh process sets the allocator up as ``arena serve`` does and
 renders the overview, the ladder's ranking (overall and for scat), a bot's page and the
 match list, each in a thread of its own as the host renders them, ``--rounds`` times.
@@ -40,9 +41,7 @@ from tabulate import tabulate  # noqa: E402
 
 from arena.botspec import BOTS_DIR, load_manifest  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
-from arena.sandbox.layers import Layer  # noqa: E402
 from arena.tournament.ladder import run_ladder  # noqa: E402
-from arena.tournament.logs import compress_log  # noqa: E402
 from arena.tournament.registry import install  # noqa: E402
 from arena.tournament.spec import TournamentSpec, VariantPlan  # noqa: E402
 from arena.tournament.store import Store  # noqa: E402
@@ -51,10 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ladder import Instant  # noqa: E402
 from tournament import Quiet  # noqa: E402
 
-LOG = compress_log([])
-LAYERS = [str(layer) for layer in Layer]
 ALLOWED = 0.10
 """The growth the issue allows."""
+LOG_BYTES = 2048
+"""A stored match's compressed log, about what a ladder's matches of random bots store: the
+database is as large as a real ladder's, and so is what SQLite reads and keeps of it."""
 
 
 def ladders(folder: Path, bots: int, sizes: Sequence[int]) -> list[Path]:
@@ -67,7 +67,8 @@ def ladders(folder: Path, bots: int, sizes: Sequence[int]) -> list[Path]:
                  for i in range(bots)]
         spec = TournamentSpec(name="ladder", mode="ladder", entrants=tuple(names),
                               variants=(VariantPlan(get_variant("scat"), {}, (2, 4)),))
-        executor = Instant(8, random.Random(31))
+        rng = random.Random(31)
+        executor = Instant(8, rng, log=rng.randbytes(LOG_BYTES))
         for size in sorted(sizes):
             run_ladder(spec, store, Quiet(), matches=size - store.count("ladder"), executor=executor)
             copy = folder / f"ladder-{size}.db"
