@@ -84,9 +84,16 @@ Arena.init.push(function replayViewer() {
       const round = take("round", "?");
       out.push(`Round ${round}: ${fields(rest)}`);
     } else if (kind === "action") {
-      const action = take("action", "?");
+      let action = take("action", "?");
       const extra = fields(rest);
-      const hidden = privateParts.map(([s, p]) => (Number(s) === seat ? "" : `${who(s)} `) + fields(entries(p)));
+      let parts = privateParts;
+      const own = privateParts.find(([s]) => Number(s) === seat);
+      if (own && "action" in own[1]) {  // what only the actor saw of its own action (Skat's discard), as arena show says it
+        action = `${own[1].action} (the others saw: ${action})`;
+        parts = privateParts.map(([s, p]) => [s, Object.fromEntries(Object.entries(p).filter(([k]) => k !== "action"))])
+          .filter(([, p]) => Object.keys(p).length > 0);
+      }
+      const hidden = parts.map(([s, p]) => (Number(s) === seat ? "" : `${who(s)} `) + fields(entries(p)));
       out.push(`  ${subject}: ${action}${extra ? ` · ${extra}` : ""}${hidden.map((h) => ` [${h}]`).join("")}`);
     } else if (kind === "round_end") {
       const hands = take("hands", {});
