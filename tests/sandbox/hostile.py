@@ -357,6 +357,10 @@ class Watch:
     own_cpu_ns: int = 0
     """Most CPU time the processes in the groups had used by the kernel's per-process
     count (/proc/PID/stat), sampled at the same moments: what ``cpu_ns`` must account."""
+    memory_limits: set[int] = field(default_factory=set)
+    """Every memory limit the bot's memory group had when sampled (bytes)."""
+    memory_peak: int = 0
+    """The memory group's peak usage as last sampled (bytes)."""
 
     @property
     def pid(self) -> int:
@@ -380,6 +384,10 @@ class Watch:
         self.max_pids = max(self.max_pids, len(now))
         self.cpu_ns = max(self.cpu_ns, cgroup.cpu_ns())
         self.own_cpu_ns = max(self.own_cpu_ns, own)
+        for d in self.cgroup_dirs:
+            with contextlib.suppress(OSError, ValueError):
+                self.memory_limits.add(int((d / "memory.limit_in_bytes").read_text()))
+                self.memory_peak = max(self.memory_peak, int((d / "memory.max_usage_in_bytes").read_text()))
 
 
 @dataclass

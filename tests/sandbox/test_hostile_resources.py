@@ -66,12 +66,16 @@ def test_children_together_cannot_exceed_the_memory_limit(small_box: Sandbox) ->
     needs(small_box, "cgroup")
     bot = bot_copy("memory-team", {"team.json": '{"children": 3, "block_mb": 200}'})
     played = play(small_box, [random_bot(), random_bot(), bot], reporters=[2], time_control=ROOMY)
+    watch = played.watch(2)
+    assert watch.memory_limits == {SMALL_MB * 1024 * 1024}, f"the bot's memory limit changed: {watch.memory_limits}"
     faults = played.faults_of(2)
     if faults:  # the kernel may pick the bot itself: that is a crash, and still a defeat
         assert_fault(played, 2, "crash", detail="SIGKILL")
     else:
         report = played.report(2)
-        assert report["alive_at_end"] < 3, f"all children held their memory at once: {report}"
+        assert report["alive_at_end"] < 3, (
+            f"all children held their memory at once: {report}; the group's peak {watch.memory_peak >> 20} MiB, "
+            f"its processes {sorted(watch.pids)}")
         assert "killed by SIGKILL" in report["ends"], f"no child was killed for memory: {report}"
         assert_clean(played)
     assert_nothing_left(played)
