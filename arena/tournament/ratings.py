@@ -332,7 +332,7 @@ def history(store: Store, tournament: str, variant: str | None = None,
     rated, ratings after them), evenly spaced (a power of two apart), the last after every
     match stored."""
     matches = store.results(tournament, variant)
-    journal = _journal(store, scope(tournament, variant), fit_environment(matches))
+    journal = _journal(store, scope(tournament, variant), _environment_of(store, scope(tournament, variant), matches))
     with journal.lock:
         last = journal.advance(matches)
         every = 1
@@ -343,6 +343,17 @@ def history(store: Store, tournament: str, variant: str | None = None,
     if not found or found[-1][0] != len(matches):
         found.append((len(matches), last))
     return found if matches else []
+
+
+def _environment_of(store: Store, key: str, matches: Results) -> Environment:
+    """The environment fitted to ``matches`` of ranking ``key``: the cached ratings' own where
+    they cover as many matches (fitted to the same ones), else fitted now.  A fit re-rates
+    its matches nine times: most of what a report spent on a ranking that was rated already."""
+    cached = store.cached_ratings(key)
+    fitted = store.cached_environment(key)
+    if cached is not None and cached[1] == len(matches) and fitted is not None:
+        return Environment(*fitted)
+    return fit_environment(matches)
 
 
 def environment(store: Store, tournament: str, variant: str | None = None) -> Environment:
