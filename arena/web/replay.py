@@ -20,6 +20,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
+import msgspec
+
 from arena.deals import deal_key
 from arena.rules import RulesError, get_variant
 from arena.rules.game import Action, Event
@@ -47,14 +49,20 @@ def replay_steps(store: Store, match: MatchRecord) -> dict[str, Any]:
 
 
 def seat_keyed(value: Any) -> Any:
-    """``value`` with every object keyed by seat numbers turned into ordered pairs (:data:`SEATS`)."""
+    """``value`` as it reads back from JSON (:func:`_normal`), with every object keyed by
+    seat numbers turned into ordered pairs (:data:`SEATS`)."""
     if isinstance(value, dict):
-        if value and all(isinstance(k, str) and k.isdigit() for k in value):
-            return {SEATS: [[k, seat_keyed(v)] for k, v in value.items()]}
-        return {k: seat_keyed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [seat_keyed(v) for v in value]
+        items = [(k if isinstance(k, str) else json.dumps(k), v) for k, v in value.items()]
+        if items and all(k.isdigit() for k, _ in items):
+            return {SEATS: [[k, v if v.__class__ in _LEAVES else seat_keyed(v)] for k, v in items]}
+        return {k: v if v.__class__ in _LEAVES else seat_keyed(v) for k, v in items}
+    if isinstance(value, list | tuple):
+        return [v if v.__class__ in _LEAVES else seat_keyed(v) for v in value]
     return value
+
+
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+"""Values that read back from JSON as they are (a replay has a million of them)."""
 
 
 def _seed(store: Store, match: MatchRecord) -> int | bytes | None:
@@ -90,7 +98,7 @@ def _observations(store: Store, match: MatchRecord,
             before = after
     except (RulesError, KeyError, ValueError, TypeError):
         return None, "the rules engine cannot play this match again (it may be from another arena version)"
-    if _normal([e.full() for e in state.log]) != _normal(events):
+    if _normal([e.full() for e in state.log]) != events:
         return None, "the rules engine deals or plays this match differently now: the log alone is shown"
     seen = _Seen(len(match.seats))
     return [seen.changes(view) for view in views], None
@@ -122,10 +130,12 @@ def _batch(log: Sequence[Event], start: int, before: list[dict[str, Any]],
 
 
 class _Seen:
-    """Each seat's observation as last sent, to send only what changed."""
+    """Each seat's observation as last sent, to send only what changed: each field kept as
+    its JSON text, which compares as the values would once read back (tuples as lists),
+    and costs a report far less than a copy of every view in Python objects."""
 
     def __init__(self, players: int) -> None:
-        self._last: list[dict[str, Any]] = [{} for _ in range(players)]
+        self._last: list[dict[str, bytes]] = [{} for _ in range(players)]
         self._views: list[dict[str, Any]] | None = None
 
     def changes(self, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -134,18 +144,30 @@ class _Seen:
         self._views = views
         out = []
         for seat, view in enumerate(views):
-            plain = seat_keyed(_normal(view))
             last = self._last[seat]
-            change = {k: v for k, v in plain.items() if k not in last or last[k] != v}
-            gone = [k for k in last if k not in plain]
+            now: dict[str, bytes] = {}
+            change: dict[str, Any] = {}
+            for k, v in view.items():
+                key = k if isinstance(k, str) else json.dumps(k)
+                now[key] = text = _ENCODE(v)
+                if last.get(key) != text:
+                    change[key] = seat_keyed(v)
+            gone = [k for k in last if k not in now]
             if gone:
                 change[REMOVED] = gone
             out.append(change)
-            self._last[seat] = plain
+            self._last[seat] = now
         return out
 
 
-def _normal(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples become lists)."""
-    return json.loads(json.dumps(value))
+_ENCODE: Final = msgspec.json.Encoder().encode
 
+
+def _normal(value: Any) -> Any:
+    """``value`` as it reads back from JSON: tuples become lists, keys strings (a walk,
+    not a round trip through JSON text, which cost a report most of a match page)."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else json.dumps(k): _normal(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_normal(v) for v in value]
+    return value
