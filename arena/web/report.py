@@ -14,7 +14,8 @@ import multiprocessing
 import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -54,26 +55,25 @@ def write_report(db: Path, out: Path, tournament: str | None = None,
         raise ReportError(f"{out} is a file; --out names a folder (created if missing)")
     root = out.resolve()
     count = 0
-    with ReadOnlyStore(db) as store:
+    with ReadOnlyStore(db) as store, ExitStack() as stack:
         if tournament is None:
             chosen = sorted(set(store.played()) | {name for name, _, _ in store.tournaments()})
         else:
             chosen = [pick_tournament(store, tournament)]
         only = None if tournament is None else set(chosen)
-        for page in _pages(store, chosen, only, progress):
+        ids = [m.id for name in chosen for m in store.matches(name)]
+        progress(f"{len(ids)} match pages")
+        workers = os.cpu_count() or 1
+        chunks: list[Future[int]] = []
+        if len(ids) >= POOLED and workers > 1:
+            # spawned, not forked: the caller may hold threads and locks a fork would copy
+            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+            step = -(-len(ids) // (4 * workers))  # four chunks a process: one slow chunk does not hold up the rest
+            chunks = [pool.submit(_write_matches, db, root, ids[k:k + step]) for k in range(0, len(ids), step)]
+        for page in _pages(store, chosen, only, progress):  # while the pool starts and writes matches
             _write(root, page)
             count += 1
-        ids = [m.id for name in chosen for m in store.matches(name)]
-    progress(f"{len(ids)} match pages")
-    workers = os.cpu_count() or 1
-    if len(ids) >= POOLED and workers > 1:
-        step = -(-len(ids) // (4 * workers))  # four chunks a process: one slow chunk does not hold up the rest
-        chunks = [ids[k:k + step] for k in range(0, len(ids), step)]
-        # spawned, not forked: the caller may hold threads and locks a fork would copy
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            count += sum(pool.map(_write_matches, [db] * len(chunks), [root] * len(chunks), chunks))
-    else:
-        count += _write_matches(db, root, ids)
+        count += sum(chunk.result() for chunk in chunks) if chunks else _write_matches(db, root, ids)
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
     return Written(root / "index.html", count, chosen)
 
