@@ -32,6 +32,7 @@ from distributed.worker import Worker
 
 from arena.sandbox import Sandbox, closed_to_others
 from arena.tournament.botcache import BotCache, default_cache
+from arena.tournament.cores import claim_core
 from arena.tournament.dask_api import VariableApi, queue, variable, worker_client
 from arena.tournament.jobs import BotRef, FromWorker, Played, Ready, TableJob
 from arena.tournament.worker import _play_table  # the local referee worker's own table loop
@@ -115,7 +116,10 @@ class SandboxPlugin(WorkerPlugin):
     idempotent = True
 
     async def setup(self, worker: Worker) -> None:
-        """Probe in a thread (the probe runs trio, the worker's loop is asyncio)."""
+        """Pin a single-thread worker to a core of its own (:mod:`arena.tournament.cores`),
+        then probe in a thread (the probe runs trio, the worker's loop is asyncio)."""
+        if worker.state.nthreads == 1:
+            claim_core()
         sandbox = await asyncio.to_thread(worker_sandbox)
         slots = float(worker.state.nthreads)
         await worker.set_resources(**{layer_resource(layer): slots for layer in sandbox.active})

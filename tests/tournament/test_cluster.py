@@ -43,7 +43,8 @@ from tourney import (
 from arena.botspec import BOTS_DIR
 from arena.sandbox import Sandbox
 from arena.tournament.botcache import LOCKS, BotCache, BotCacheError, pack, unpack
-from arena.tournament.cluster_task import refusal
+from arena.tournament.cluster_task import PLUGIN, SandboxPlugin, refusal
+from arena.tournament.dask_api import connect
 from arena.tournament.registry import content_hash
 from arena.tournament.spec import SpecError, parse_spec
 
@@ -74,7 +75,8 @@ class Cluster:
                 [DASK, "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
                  "--name", f"worker{worker}", "--local-directory", self.folder / f"worker{worker}"],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                env={**os.environ, "ARENA_BOT_CACHE": str(self.cache(worker))},
+                env={**os.environ, "ARENA_BOT_CACHE": str(self.cache(worker)),
+                     "ARENA_CORE_LOCKS": str(self.folder / "cores")},  # claims among these workers alone
             )
         wait_until(lambda: b"Registered to:" in log.read_bytes(), f"dask worker {worker}", START_S)
 
@@ -252,6 +254,34 @@ def test_a_ladder_plays_on_the_cluster_and_keeps_authors_apart(shared: Path, clu
 
 
 # -- the parts, without a cluster ---------------------------------------------------------------
+
+
+def _cpu_lists(pid: int) -> set[str]:
+    """The CPU lists the threads of process ``pid`` may run on (one, where they agree)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found |= {line.split(":", 1)[1].strip() for line in (task / "status").read_text().splitlines()
+                      if line.startswith("Cpus_allowed_list:")}
+    return found
+
+
+def test_single_thread_workers_are_pinned_each_to_a_core_of_its_own(cluster: Cluster) -> None:
+    """As local referee workers are: unpinned, two such workers played at 0.82 of the local
+    executor on the same cores, pinned at 1.01 (benchmarks/cluster.py)."""
+    if len(os.sched_getaffinity(0)) < len(cluster.workers):
+        pytest.skip("fewer cores than the cluster's workers")
+    client = connect(cluster.address, START_S)
+    try:
+        client.register_plugin(SandboxPlugin(), name=PLUGIN)  # as every run does first
+        pids = client.run(os.getpid)
+    finally:
+        client.close()
+    lists = [_cpu_lists(pid) for pid in pids.values()]
+    assert len(lists) == len(cluster.workers), pids
+    assert all(len(found) == 1 and next(iter(found)).isdigit() for found in lists), (
+        f"each worker's threads are not all on one core: {lists}")
+    assert len({next(iter(found)) for found in lists}) == len(lists), f"two workers share a core: {lists}"
 
 
 def test_a_bot_travels_by_its_hash_and_a_damaged_copy_is_never_used(tmp_path: Path) -> None:
