@@ -8,18 +8,22 @@ In one run:
   every sandbox layer this machine offers, played by the local executor with 1 and with
   2 referee workers, and by the Dask executor on a scheduler and 2 single-thread workers
   that this script starts on this machine (``dask scheduler`` / ``dask worker``
-  subprocesses, each worker with its own bot cache).  Each repeat plays the three one
-  after the other, so each ratio compares runs taken a moment apart: the printed ratios
-  are medians of those pairs, with their quartiles.  Every run is a whole tournament
-  (scheduling, worker start-up or cluster connection, bots, referee, store, ratings);
+  subprocesses, each worker with its own bot cache), and once more by the local executor
+  with 2 workers playing as many tables at once as a Dask worker has threads (equal cores
+  and equal table concurrency).  Each repeat plays the four one after the other, so each
+  ratio compares runs taken a moment apart: the printed ratios are medians of those pairs,
+  with their quartiles.  Every run is a whole tournament (scheduling, worker start-up or
+  cluster connection, bots, referee, store, ratings);
 * **coordinator**: the matches one Dask run played, recorded as the workers sent them,
   fed again to the coordinator of a fresh database as fast as it takes them (no play):
   matches stored and rated per second.  Divided by what one worker core plays per second,
   it says how many worker cores one coordinator can keep up with.
 
-    python benchmarks/cluster.py [--entrants 6] [--deals 2] [--repeats 3] [--threads 1]
+    python benchmarks/cluster.py [--entrants 6] [--deals 2] [--repeats 3] [--threads 1] [--load 0]
 
-With few repeats the quartiles are rough; the figures are for a quiet machine only.
+``--load N`` runs N spinning processes per core throughout (``yes``), to measure the
+executors on a machine busy with other work; without it, measure on a quiet machine.
+With few repeats the quartiles are rough.
 """
 
 from __future__ import annotations
@@ -186,6 +190,18 @@ def dask_cluster(workers: int, threads: int) -> Iterator[str]:
             log.close()
 
 
+@contextmanager
+def spinning(count: int) -> Iterator[None]:
+    """``count`` processes that spin on the CPU until the block ends."""
+    spinners = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
 def _wait(condition: Callable[[], bool], what: str, timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
@@ -208,14 +224,16 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=2, help="deals per table, each in 4 rotations")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="threads (tables at once) of each Dask worker")
+    parser.add_argument("--load", type=int, default=0, help="spinning processes per core, running throughout")
     args = parser.parse_args()
     from arena.tournament.cluster import DaskExecutor  # only now: the import is part of what a cluster costs
 
-    one, two, dask, stored = [], [], [], []
-    with dask_cluster(2, args.threads) as address:
+    one, two, even, dask, stored = [], [], [], [], []
+    with dask_cluster(2, args.threads) as address, spinning(args.load * (os.cpu_count() or 1)):
         for _ in range(args.repeats):  # interleaved, so drifting machine load hits all alike
             one.append(tournament(args.entrants, args.deals, LocalExecutor(1, 4)))
             two.append(tournament(args.entrants, args.deals, LocalExecutor(2, 4)))
+            even.append(tournament(args.entrants, args.deals, LocalExecutor(2, args.threads)))
             cluster = DaskExecutor(address)
             try:
                 dask.append(tournament(args.entrants, args.deals, cluster))
@@ -226,16 +244,20 @@ def main() -> int:
     rows: list[tuple[str, list[Run]]] = [
         ("local executor, 1 referee worker (4 tables at once)", one),
         ("local executor, 2 referee workers (4 tables at once each)", two),
+        (f"local executor, 2 referee workers ({args.threads} table(s) at once each)", even),
         (f"Dask executor, 2 workers x {args.threads} thread(s) (one table per thread)", dask),
     ]
     print(f"scat, tables of 4 from {args.entrants} trivial raw-protocol bots, {args.deals} deals x 4 rotations per "
           f"table ({one[0].matches} matches), every sandbox layer ({', '.join(dask[0].sandbox)}); "
-          f"median of {args.repeats} runs")
+          f"median of {args.repeats} runs" + (f", {args.load} spinning process(es) per core throughout" if args.load
+                                              else ""))
     print(tabulate([[name, f"{statistics.median(r.decisions_s for r in runs):,.0f}",
                      f"{statistics.median(r.matches_s for r in runs):,.1f}"] for name, runs in rows],
                    headers=["executor", "decisions/s", "matches/s"], tablefmt="github"))
     print(f"\nlocal, 2 workers / 1 worker: {_ratio([b.matches_s / a.matches_s for a, b in zip(one, two)])}")
     print(f"Dask, 2 workers / local, 2 workers: {_ratio([d.matches_s / b.matches_s for b, d in zip(two, dask)])}")
+    print(f"Dask, 2 workers / local, 2 workers at equal table concurrency: "
+          f"{_ratio([d.matches_s / e.matches_s for e, d in zip(even, dask)])}")
     print(f"Dask, 2 workers / local, 1 worker: {_ratio([d.matches_s / a.matches_s for a, d in zip(one, dask)])}")
     per_core = statistics.median(r.matches_s for r in dask) / cores
     coordinator_rate = statistics.median(stored)

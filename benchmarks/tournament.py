@@ -21,7 +21,13 @@ In one run:
 * **process generations**: what playing each seat rotation with fresh bot processes
   costs (so that no process sees a deal twice): the same round-robin of ``random`` bots
   (short matches, as real bots play them: a start-up weighs most there), once as
-  scheduled and once with every rotation of a table played by the same processes.
+  scheduled and once with every rotation of a table played by the same processes;
+* **start-up on the core**: four trivial bots started behind every layer and ended, again
+  and again, and matches of them, on one core: the wall time of each and how long the
+  core was busy meanwhile (``/proc/stat``).  Where the core is busy for the whole start-up,
+  starting the next generation while the current one plays (warm generations) moves that
+  work but cannot remove it: one worker's ceiling at k deals a rotation is then
+  k m / (k m + s), with m a match's and s a start and end's busy time.
 
     python benchmarks/tournament.py [--entrants 6] [--deals 6] [--repeats 3]
 
@@ -138,6 +144,45 @@ def lone_match_rate(matches: int) -> float:
         os.sched_setaffinity(0, before)
 
 
+def _busy_s(core: int) -> float:
+    """Seconds ``core`` has spent on anything but idling and waiting, since boot."""
+    with open("/proc/stat") as stat:
+        for line in stat:
+            if line.startswith(f"cpu{core} "):
+                ticks = [int(x) for x in line.split()[1:]]
+                return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+    raise LookupError(f"no cpu{core} in /proc/stat")
+
+
+def start_up_cost(rounds: int) -> tuple[float, float, float, float]:
+    """(wall, core busy) seconds of starting and ending four trivial raw bots behind every
+    layer, then of one match of them, each the mean of ``rounds``, all on one core."""
+    variant = get_variant("scat")
+    manifest = load_manifest(HERE / "trivial_raw")
+    before = os.sched_getaffinity(0)
+    core = min(before)
+
+    async def main() -> tuple[float, float, float, float]:
+        box = await Sandbox.probe()
+        busy, start = _busy_s(core), time.perf_counter()
+        for _ in range(rounds):
+            async with open_bots([manifest] * 4, time_control=TimeControl(), sandbox=box, grace_s=0) as bots:
+                assert all(not isinstance(bot, Exception) for bot in bots), bots
+        start_wall, start_busy = time.perf_counter() - start, _busy_s(core) - busy
+        async with open_bots([manifest] * 4, time_control=TimeControl(), sandbox=box) as bots:
+            busy, start = _busy_s(core), time.perf_counter()
+            for seed in range(rounds):
+                await play_match(variant, bots, seed=seed, match_id=f"busy-{seed}")
+            match_wall, match_busy = time.perf_counter() - start, _busy_s(core) - busy
+        return start_wall / rounds, start_busy / rounds, match_wall / rounds, match_busy / rounds
+
+    os.sched_setaffinity(0, {core})
+    try:
+        return trio.run(main)
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 class OneGeneration(LocalExecutor):
     """The local executor, with every match of a table in one process generation (the
     layout before generations: bots kept for all rotations of a deal)."""
@@ -193,7 +238,7 @@ def main() -> int:
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     request, reply = _message_sizes(4, 1)
-    one, many, lone, bare, seated, fresh, kept = [], [], [], [], [], [], []
+    one, many, lone, bare, seated, fresh, kept, costs = [], [], [], [], [], [], [], []
     for _ in range(args.repeats):  # interleaved, so drifting machine load hits all alike
         lone.append(lone_match_rate(20))
         one.append(tournament_run(args.entrants, args.deals, 1))
@@ -202,6 +247,7 @@ def main() -> int:
         seated.append(ceiling(request, reply, children=4))
         fresh.append(generations_run(5, args.deals, one_generation=False))
         kept.append(generations_run(5, args.deals, one_generation=True))
+        costs.append(start_up_cost(20))
     lone_rate = statistics.median(lone)
     one_rate = statistics.median(r[0] for r in one)
     many_rate = statistics.median(r[0] for r in many)
@@ -230,6 +276,13 @@ def main() -> int:
           f"{fresh[0][1]} matches, every core): {fresh_rate:,.1f} matches/s with a fresh generation per rotation, "
           f"{kept_rate:,.1f} with one per table: {statistics.median(ratios):.2f} of the rate "
           f"(runs: {' '.join(f'{r:.2f}' for r in ratios)})")
+    start_wall, start_busy, match_wall, match_busy = (statistics.median(c[k] for c in costs) for k in range(4))
+    ceilings = ", ".join(f"{k * match_busy / (k * match_busy + start_busy):.2f} at {k}" for k in (1, 2, 8))
+    print(f"start-up on one core: starting and ending 4 bots {start_wall * 1000:.0f} ms, the core busy "
+          f"{start_busy * 1000:.0f} ms of it ({start_busy / start_wall:.0%}); a match of them "
+          f"{match_wall * 1000:.0f} ms, busy {match_busy * 1000:.0f} ms; one worker's ceiling with fresh "
+          f"processes, however early they start: "
+          f"{ceilings} deals a rotation")
     one_runs = " ".join(f"{o[0] / x:.2f}" for o, x in zip(one, lone))
     many_runs = " ".join(f"{m[0] / o[0]:.2f}" for m, o in zip(many, one))
     print(f"runs: 1 worker / lone match {one_runs}; {cores} workers / 1 worker {many_runs}")
