@@ -68,12 +68,15 @@ def write_report(db: Path, out: Path, tournament: str | None = None,
         if len(ids) >= POOLED and workers > 1:
             # spawned, not forked: the caller may hold threads and locks a fork would copy
             pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+            stack.callback(pool.shutdown, cancel_futures=True)  # a failure or Ctrl+C leaves the rest unwritten
             step = -(-len(ids) // (4 * workers))  # four chunks a process: one slow chunk does not hold up the rest
             chunks = [pool.submit(_write_matches, db, root, ids[k:k + step]) for k in range(0, len(ids), step)]
         for page in _pages(store, chosen, only, progress):  # while the pool starts and writes matches
             _write(root, page)
             count += 1
         count += sum(chunk.result() for chunk in chunks) if chunks else _write_matches(db, root, ids)
+        known = set(ids)  # matches stored while the pages were written (a run beside) have links too
+        count += _write_matches(db, root, [m.id for name in chosen for m in store.matches(name) if m.id not in known])
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
     return Written(root / "index.html", count, chosen)
 

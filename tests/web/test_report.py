@@ -3,7 +3,9 @@ no server, every link leading to a file of the report."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import sqlite3
 import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -20,6 +22,10 @@ from webtools import (
     shown_ranking,
     table,
 )
+
+from arena.tournament.store import Store
+from arena.web.report import write_report
+from arena.web.site import match_page
 
 LINK = re.compile(r'(?:href|src)="([^"#?]*)[^"]*"')
 
@@ -66,3 +72,26 @@ def test_every_link_of_a_one_competition_report_leads_to_a_file_of_it(web_data: 
             assert not urlsplit(link).scheme and not link.startswith("/"), (page, link)  # relative, local
             target = (page.parent / unquote(link)).resolve()
             assert target.is_file() and target.is_relative_to(out.resolve()), (page, link)
+
+
+def test_a_match_stored_while_the_report_is_written_has_its_page(web_data: WebData, tmp_path: Path) -> None:
+    """The match pages' list is read before the other pages are written (their pool starts
+    first); a match stored meanwhile by a run beside is on those pages, so its own page
+    must be written too, or their links to it lead nowhere."""
+    db = tmp_path / "arena.db"
+    with sqlite3.connect(web_data.db) as source, sqlite3.connect(db) as copy:
+        source.backup(copy)
+    late = "ladder-stored-while-reporting"
+
+    def progress(message: str) -> None:
+        if message.startswith("competition ") and not stored:
+            with Store(db) as store:
+                first = store.match(next(iter(store.matches("ladder"))).id)
+                stored.append(store.record(dataclasses.replace(first, id=late, seq=first.seq + 10_000)))
+
+    stored: list[bool] = []
+    written = write_report(db, tmp_path / "out", progress=progress)
+    assert stored == [True]
+    assert (tmp_path / "out" / match_page(late)).is_file(), "the late match's page was not written"
+    assert late in (tmp_path / "out" / "matches" / "index.html").read_text()
+    assert written.pages == len(list((tmp_path / "out").rglob("index.html")))
