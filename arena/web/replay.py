@@ -131,8 +131,10 @@ def _batch(log: Sequence[Event], start: int, before: list[dict[str, Any]],
 
 class _Seen:
     """Each seat's observation as last sent, to send only what changed: each field kept as
-    its JSON text, which compares as the values would once read back (tuples as lists),
-    and costs a report far less than a copy of every view in Python objects."""
+    its JSON text (a tuple reads as the list it becomes), which costs a report far less
+    than a copy of every view in Python objects.  Values equal in Python but written
+    differently (1 and 1.0, dicts in another key order) count as changed: sent again, never
+    lost."""
 
     def __init__(self, players: int) -> None:
         self._last: list[dict[str, bytes]] = [{} for _ in range(players)]
@@ -149,7 +151,7 @@ class _Seen:
             change: dict[str, Any] = {}
             for k, v in view.items():
                 key = k if isinstance(k, str) else json.dumps(k)
-                now[key] = text = _ENCODE(v)
+                now[key] = text = _encoded(v)
                 if last.get(key) != text:
                     change[key] = seat_keyed(v)
             gone = [k for k in last if k not in now]
@@ -160,7 +162,16 @@ class _Seen:
         return out
 
 
-_ENCODE: Final = msgspec.json.Encoder().encode
+_MSGSPEC: Final = msgspec.json.Encoder().encode
+
+
+def _encoded(value: Any) -> bytes:
+    """``value``'s JSON text; by the standard library where msgspec declines it (objects
+    keyed by booleans or None)."""
+    try:
+        return _MSGSPEC(value)
+    except TypeError:
+        return json.dumps(value).encode()
 
 
 def _normal(value: Any) -> Any:
