@@ -10,7 +10,9 @@ later inherit it.  Unpinned, two single-thread workers on two cores played at 0.
 local executor; pinned, at 1.01 (``benchmarks/cluster.py``).
 
 A worker with several threads plays several tables at once and is not pinned: one core
-would not do for them all.
+would not do for them all.  Workers that cannot see each other's claims (containers with
+their own ``/run`` that share the host's cores) would claim the same cores: give each a CPU
+set of its own, point ``$ARENA_CORE_LOCKS`` at a folder they share, or set it to ``off``.
 """
 
 from __future__ import annotations
@@ -34,17 +36,20 @@ _claimed: list[tuple[int, int]] = []
 
 def claim_core() -> int | None:
     """Pin this process to a core no other worker holds; the core, or None where every
-    core is taken or the claims cannot be kept (no permission for the folder)."""
+    core is taken or the claims cannot be kept (no permission for the folder, no locks on its file system)."""
     if _claimed:
         return _claimed[0][1]  # the plugin may be set up again
-    lock_dir = Path(os.environ.get("ARENA_CORE_LOCKS") or LOCK_DIR)
+    chosen = os.environ.get("ARENA_CORE_LOCKS") or str(LOCK_DIR)
+    if chosen == "off":
+        return None
+    lock_dir = Path(chosen)
     try:
         lock_dir.mkdir(mode=0o755, exist_ok=True)
     except OSError:
         return None
     for core in sorted(os.sched_getaffinity(0)):
         try:
-            fd = os.open(lock_dir / f"{core}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            fd = os.open(lock_dir / f"{core}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         except OSError:
             return None
         try:
@@ -52,6 +57,9 @@ def claim_core() -> int | None:
         except BlockingIOError:
             os.close(fd)
             continue
+        except OSError:  # a folder whose file system keeps no locks: pin nothing
+            os.close(fd)
+            return None
         _claimed.append((fd, core))
         for thread in os.listdir("/proc/self/task"):
             with contextlib.suppress(OSError):  # a thread that has just ended
