@@ -360,7 +360,7 @@ class Watch:
     memory_limits: set[int] = field(default_factory=set)
     """Every memory limit the bot's memory group had when sampled (bytes)."""
     memory_peak: int = 0
-    """The memory group's peak usage as last sampled (bytes)."""
+    """The highest peak usage of the memory group sampled (bytes)."""
 
     @property
     def pid(self) -> int:

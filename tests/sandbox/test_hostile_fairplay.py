@@ -150,9 +150,9 @@ def bots_on_one_core() -> Iterator[Callable[[list[Bot | BotFault]], None]]:
     to one CPU (as a tournament worker runs a table), while the test's referee and its
     watcher run on the others; where the machine has one CPU, everything shares it.
 
-    It also gives the bots the scheduler's highest priority (nice -20, for the bot's
-    session group as well: the kernel shares a core between sessions first), so that other
-    work on the machine takes next to nothing of their core: these tests measure how the
+    With a CPU to spare, it also gives the bots the scheduler's highest priority (nice -20,
+    for the bot's session group as well: the kernel shares a core between sessions first),
+    so that other work on the machine takes next to nothing of their core: these tests measure how the
     bots share it among themselves, and a CI machine may be busy with anything."""
     before = os.sched_getaffinity(0)
     cores = sorted(before)
@@ -162,12 +162,14 @@ def bots_on_one_core() -> Iterator[Callable[[list[Bot | BotFault]], None]]:
         for bot in bots:
             if isinstance(bot, Bot) and bot.sandboxed.cgroup is not None:
                 for pid in bot.sandboxed.cgroup.pids():
-                    with contextlib.suppress(OSError):  # no session groups here, or not root
-                        Path(f"/proc/{pid}/autogroup").write_text("-20")
+                    if bots_core not in rest:  # with one CPU, the referee must not wait behind them
+                        with contextlib.suppress(OSError):  # no session groups here, or not root
+                            Path(f"/proc/{pid}/autogroup").write_text("-20")
                     for thread in os.listdir(f"/proc/{pid}/task"):
                         with contextlib.suppress(OSError):  # a thread that has just ended
                             os.sched_setaffinity(int(thread), {bots_core})
-                            os.setpriority(os.PRIO_PROCESS, int(thread), -20)
+                            if bots_core not in rest:
+                                os.setpriority(os.PRIO_PROCESS, int(thread), -20)
 
     os.sched_setaffinity(0, rest)
     try:

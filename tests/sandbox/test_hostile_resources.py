@@ -67,6 +67,7 @@ def test_children_together_cannot_exceed_the_memory_limit(small_box: Sandbox) ->
     bot = bot_copy("memory-team", {"team.json": '{"children": 3, "block_mb": 200}'})
     played = play(small_box, [random_bot(), random_bot(), bot], reporters=[2], time_control=ROOMY)
     watch = played.watch(2)
+    assert watch.memory_limits, "the bot's memory group was never sampled"
     assert watch.memory_limits == {SMALL_MB * 1024 * 1024}, f"the bot's memory limit changed: {watch.memory_limits}"
     faults = played.faults_of(2)
     if faults:  # the kernel may pick the bot itself: that is a crash, and still a defeat
