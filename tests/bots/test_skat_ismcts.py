@@ -287,8 +287,10 @@ SLACK_S = 0.015
 def test_every_card_keeps_to_the_budget_in_cpu_time() -> None:
     """The bot in seat 0 of in-process matches (random players elsewhere: they bid high, so it
     defends as often as it declares): each searched card's CPU time stays within its budget,
-    and the search did use it."""
+    and the search did use it, on the wall clock it stops by (a busy machine gives it less
+    CPU in that time, never more)."""
     times: list[float] = []
+    walls: list[float] = []
     for seed in (21, 22):
         state: Any = SKAT_RULES.new_match(3, seed=seed, options={"rounds": 3})
         match = MatchInfo(f"cpu-{seed}", "skat", dict(state.options), 0, 3, {"move_ms": 100})
@@ -302,14 +304,15 @@ def test_every_card_keeps_to_the_budget_in_cpu_time() -> None:
                 continue
             match.events.extend(state.events_for(0, seen))
             seen = len(state.log)
-            began = time.process_time()
+            began, wall = time.process_time(), time.perf_counter()
             chosen = player.choose(state.observe(0), legal)
             if sum(1 for a in legal if a.startswith("play")) > 1:
                 times.append(time.process_time() - began)
+                walls.append(time.perf_counter() - wall)
             state.apply(state.legal_actions()[legal.index(chosen)])
     assert len(times) >= 10
     assert max(times) <= BUDGET_S + SLACK_S, f"a card took {1000 * max(times):.0f} ms of CPU"
-    assert sum(times) / len(times) > BUDGET_S / 4, "the bot hardly searched: the check means nothing"
+    assert sum(walls) / len(walls) > BUDGET_S / 4, "the bot hardly searched: the check means nothing"
 
 
 CONTROL = TimeControl(move_ms=100, bank_ms=2000, first_move_ms=0, startup_ms=10_000)
