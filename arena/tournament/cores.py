@@ -7,7 +7,7 @@ it claims the first core that no other worker process of this machine holds (a `
 on a file per core in :data:`LOCK_DIR`, held for the life of the process, so a worker that
 dies frees its core) and moves every thread of its process there; threads and bots started
 later inherit it.  Unpinned, two single-thread workers on two cores played at 0.82 of the
-local executor; pinned, at 1.01 (``benchmarks/cluster.py``).
+local executor; pinned, at 0.96 and 1.02 in two runs (``benchmarks/cluster.py``).
 
 A worker with several threads plays several tables at once and is not pinned: one core
 would not do for them all.  Workers that cannot see each other's claims (containers with
