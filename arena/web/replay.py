@@ -25,7 +25,7 @@ import msgspec
 from arena.deals import deal_key
 from arena.rules import RulesError, get_variant
 from arena.rules.game import Action, Event
-from arena.tournament.logs import decompress_log
+from arena.tournament.logs import decompress_log, log_text, stored_text
 from arena.tournament.store import MatchRecord, Store
 
 __all__ = ["REMOVED", "replay_steps", "seat_keyed"]
@@ -98,7 +98,8 @@ def _observations(store: Store, match: MatchRecord,
             before = after
     except (RulesError, KeyError, ValueError, TypeError):
         return None, "the rules engine cannot play this match again (it may be from another arena version)"
-    if _normal([e.full() for e in state.log]) != events:
+    played = [e.full() for e in state.log]
+    if not _same_text(played, match.log) and _normal(played) != events:
         return None, "the rules engine deals or plays this match differently now: the log alone is shown"
     seen = _Seen(len(match.seats))
     return [seen.changes(view) for view in views], None
@@ -130,14 +131,14 @@ def _batch(log: Sequence[Event], start: int, before: list[dict[str, Any]],
 
 
 class _Seen:
-    """Each seat's observation as last sent, to send only what changed: each field kept as
-    its JSON text (a tuple reads as the list it becomes), which costs a report far less
-    than a copy of every view in Python objects.  Values equal in Python but written
-    differently (1 and 1.0, dicts in another key order) count as changed: sent again, never
-    lost."""
+    """Each seat's observation as last sent, to send only what changed.  A field that is a
+    single value (a number, a string) is kept as it is; any other as its JSON text (a tuple
+    reads as the list it becomes), which costs a report far less than a copy of every view
+    in Python objects.  Values equal in Python but written differently (1 and 1.0, True and
+    1, dicts in another key order) count as changed: sent again, never lost."""
 
     def __init__(self, players: int) -> None:
-        self._last: list[dict[str, bytes]] = [{} for _ in range(players)]
+        self._last: list[dict[str, Any]] = [{} for _ in range(players)]
         self._views: list[dict[str, Any]] | None = None
 
     def changes(self, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -147,11 +148,20 @@ class _Seen:
         out = []
         for seat, view in enumerate(views):
             last = self._last[seat]
-            now: dict[str, bytes] = {}
+            now: dict[str, Any] = {}
             change: dict[str, Any] = {}
             for k, v in view.items():
-                key = k if isinstance(k, str) else json.dumps(k)
-                now[key] = text = _encoded(v)
+                key = k if k.__class__ is str else json.dumps(k)
+                if v.__class__ in _LEAVES:  # most fields: compared as they are, no encoding
+                    now[key] = v
+                    old = last.get(key, _UNSEEN)
+                    if old.__class__ is not v.__class__ or old != v:
+                        change[key] = v
+                    continue
+                try:
+                    now[key] = text = _MSGSPEC(v)
+                except TypeError:  # msgspec declines objects keyed by booleans or None
+                    now[key] = text = json.dumps(v).encode()
                 if last.get(key) != text:
                     change[key] = seat_keyed(v)
             gone = [k for k in last if k not in now]
@@ -163,15 +173,17 @@ class _Seen:
 
 
 _MSGSPEC: Final = msgspec.json.Encoder().encode
+_UNSEEN: Final = object()
+"""A field a seat's last view did not have."""
 
 
-def _encoded(value: Any) -> bytes:
-    """``value``'s JSON text; by the standard library where msgspec declines it (objects
-    keyed by booleans or None)."""
+def _same_text(played: list[dict[str, Any]], stored: bytes) -> bool:
+    """Whether the log played again is stored as ``stored`` byte for byte: the usual case,
+    checked without a walk.  A log stored by another encoder is compared as values."""
     try:
-        return _MSGSPEC(value)
+        return log_text(played) == stored_text(stored)
     except TypeError:
-        return json.dumps(value).encode()
+        return False
 
 
 def _normal(value: Any) -> Any:
