@@ -50,6 +50,7 @@ import argparse
 import copy
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -117,31 +118,32 @@ def protocol_run(
     bot: Path, players: int, seeds: range, request: int, reply: int,
 ) -> tuple[list[float], list[float], tuple[float, float], tuple[float, float]]:
     """(match decisions/s, ping-pong round trips/s, referee CPU s per decision in user
-    and system time with no layers, the same with every layer): each match of ``seeds``
-    with no layers followed at once by a ping-pong of as many round trips with one child
-    per seat, so every ratio compares figures taken a moment apart; then the same matches
-    with every layer (whose protections cost the referee a read of the bot's CPU counter
-    at every decision)."""
+    and system time with no layers, the same with every layer, whose protections cost the
+    referee a read of the bot's CPU counter at every decision).  Two tables are open at
+    once and play each seed in turn: the one with no layers first, followed at once by a
+    ping-pong of as many round trips with one child per seat, so every ratio compares
+    figures taken a moment apart."""
     variant = get_variant("scat")
     manifest = load_manifest(bot)
     matches: list[float] = []
     pingpongs: list[float] = []
-    cpu = {False: [0.0, 0.0, 0], True: [0.0, 0.0, 0]}
+    cpu = [[0.0, 0.0, 0], [0.0, 0.0, 0]]  # no layers, every layer: user s, system s, decisions
     pingpong = PingPong(request, reply, players)
 
     async def main() -> None:
-        for full in (False, True):
-            sandbox = await Sandbox.probe() if full else Sandbox()
-            async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=sandbox) as bots:
-                for seed in seeds:
-                    wall, used = time.perf_counter(), os.times()
+        full = await Sandbox.probe()
+        async with open_bots([manifest] * players, time_control=TimeControl(), sandbox=Sandbox()) as bare, \
+                open_bots([manifest] * players, time_control=TimeControl(), sandbox=full) as every:
+            for seed in seeds:
+                for counted, bots in zip(cpu, (bare, every)):
+                    wall, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
                     record = await play_match(variant, bots, seed=seed, match_id=f"bench-{seed}")
-                    wall, after = time.perf_counter() - wall, os.times()
+                    wall, after = time.perf_counter() - wall, resource.getrusage(resource.RUSAGE_SELF)
                     assert not record.faults, record.faults
-                    cpu[full][0] += after.user - used.user
-                    cpu[full][1] += after.system - used.system
-                    cpu[full][2] += record.decisions
-                    if not full:
+                    counted[0] += after.ru_utime - used.ru_utime
+                    counted[1] += after.ru_stime - used.ru_stime
+                    counted[2] += record.decisions
+                    if bots is bare:
                         matches.append(record.decisions / wall)
                         pingpongs.append(pingpong.rate(record.decisions))
 
@@ -149,7 +151,7 @@ def protocol_run(
         trio.run(main)
     finally:
         pingpong.close()
-    bare, every = ((user / n, system / n) for user, system, n in (cpu[False], cpu[True]))
+    bare, every = ((user / n, system / n) for user, system, n in cpu)
     return matches, pingpongs, bare, every
 
 

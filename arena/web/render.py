@@ -42,11 +42,12 @@ def _number(value: float | None, digits: int = 2) -> str:
 def _json(value: Any, **_: Any) -> str:
     """``tojson``'s encoder: msgspec, compact and in the order the fields were made (the
     log's order is what the replay shows), four times the standard library's speed on a
-    replay, which is most of a match page; the standard library where msgspec declines an
-    object keyed by booleans or None.  Jinja escapes the result for HTML either way."""
+    replay, which is most of a match page; the standard library where msgspec declines a
+    value (an object keyed by booleans or None, a lone surrogate in a string).  Jinja
+    escapes the result for HTML either way."""
     try:
         return _ENCODE(value).decode()
-    except TypeError:
+    except (TypeError, ValueError):
         return json.dumps(value)
 
 

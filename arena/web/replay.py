@@ -151,7 +151,7 @@ class _Seen:
             now: dict[str, Any] = {}
             change: dict[str, Any] = {}
             for k, v in view.items():
-                key = k if k.__class__ is str else json.dumps(k)
+                key = k if isinstance(k, str) else json.dumps(k)
                 if v.__class__ in _LEAVES:  # most fields: compared as they are, no encoding
                     now[key] = v
                     old = last.get(key, _UNSEEN)

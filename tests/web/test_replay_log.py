@@ -13,7 +13,7 @@ from arena.rules import get_variant
 from arena.tournament.logs import compress_log
 from arena.tournament.store import MatchRecord, SeatRecord, Store
 from arena.web.readonly import ReadOnlyStore
-from arena.web.replay import replay_steps
+from arena.web.replay import _same_text, replay_steps
 
 
 def _played(seed: int) -> list[dict[str, Any]]:
@@ -60,3 +60,10 @@ def test_a_log_the_engine_does_not_play_the_same_way_shows_the_log_alone(tmp_pat
     steps = _replay(tmp_path, 9, compress_log(events))
     assert not steps["observed"] and "differently now" in steps["note"]
     assert all(step["o"] is None for step in steps["steps"])
+
+
+def test_the_stored_text_is_recognised_byte_for_byte_and_another_encoders_is_not() -> None:
+    played = _played(10)
+    assert _same_text(played, compress_log(played))
+    assert not _same_text(played, zlib.compress(json.dumps(played).encode()))
+    assert not _same_text(played[:-1], compress_log(played))
