@@ -13,7 +13,9 @@ In one run:
   and equal table concurrency).  Each repeat plays the four one after the other, so each
   ratio compares runs taken a moment apart: the printed ratios are medians of those pairs,
   with their quartiles.  Every run is a whole tournament (scheduling, worker start-up or
-  cluster connection, bots, referee, store, ratings);
+  cluster connection, bots, referee, store, ratings); at equal table concurrency the ratio
+  is also given for the rate of play alone, from each run's first match reported to its
+  last, which says how much of the difference is the run's start and end;
 * **coordinator**: the matches one Dask run played, recorded as the workers sent them,
   fed again to the coordinator of a fresh database as fast as it takes them (no play):
   matches stored and rated per second.  Divided by what one worker core plays per second,
@@ -66,13 +68,17 @@ KEY = bytes(range(32))
 
 @dataclasses.dataclass
 class Run:
-    """One tournament run: decisions and matches per second, matches, and what was played."""
+    """One tournament run: decisions and matches per second, matches, what was played, and
+    matches per second from the first match reported to the last (the rate of play, with
+    the run's start and end left out: workers starting, a cluster connecting, bots shipped
+    before the first match, closing down after the last)."""
 
     decisions_s: float
     matches_s: float
     matches: int
     recorded: list[Played]
     sandbox: list[str]
+    playing_s: float
 
 
 class Recording(Executor):
@@ -82,6 +88,7 @@ class Recording(Executor):
         self.inner = inner
         self.local_paths = inner.local_paths
         self.played: list[Played] = []
+        self.times: list[float] = []
         self.sandbox: list[str] = []
 
     def capacity(self) -> int:
@@ -98,6 +105,7 @@ class Recording(Executor):
 
         async def keep(message: Played) -> None:
             self.played.append(message)
+            self.times.append(time.perf_counter())
             await played(message)
 
         await self.inner.run(tables, seen, keep, failed)
@@ -139,8 +147,9 @@ def tournament(entrants: int, deals: int, executor: Executor) -> Run:
         start = time.perf_counter()
         summary = run_tournament(_spec(entrants, deals), store, Quiet(), executor=recording, key=KEY)
         wall = time.perf_counter() - start
+        times = recording.times
         return Run(summary.decisions / wall, summary.played / wall, summary.played, recording.played,
-                   recording.sandbox)
+                   recording.sandbox, (len(times) - 1) / (times[-1] - times[0]))
 
 
 def coordinator(entrants: int, deals: int, recorded: list[Played], sandbox: list[str]) -> float:
@@ -175,7 +184,8 @@ def dask_cluster(workers: int, threads: int) -> Iterator[str]:
                     [DASK, "worker", address, "--nthreads", str(threads), "--nworkers", "1", "--no-dashboard",
                      "--local-directory", str(Path(folder) / f"worker-{i}")],
                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                    env={**os.environ, "ARENA_BOT_CACHE": str(Path(folder) / f"cache-{i}")}))
+                    env={**os.environ, "ARENA_BOT_CACHE": str(Path(folder) / f"cache-{i}"),
+                         "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}))  # as docs/CLUSTER.md starts them
             client = connect(address, 30)
             try:
                 _wait(lambda: len(client.nthreads()) == workers, "the workers")
@@ -258,6 +268,8 @@ def main() -> int:
     print(f"Dask, 2 workers / local, 2 workers: {_ratio([d.matches_s / b.matches_s for b, d in zip(two, dask)])}")
     print(f"Dask, 2 workers / local, 2 workers at equal table concurrency: "
           f"{_ratio([d.matches_s / e.matches_s for e, d in zip(even, dask)])}")
+    print(f"  the same from each run's first match reported to its last (the rate of play, without the run's start "
+          f"and end): {_ratio([d.playing_s / e.playing_s for e, d in zip(even, dask)])}")
     print(f"Dask, 2 workers / local, 1 worker: {_ratio([d.matches_s / a.matches_s for a, d in zip(one, dask)])}")
     per_core = statistics.median(r.matches_s for r in dask) / cores
     coordinator_rate = statistics.median(stored)
