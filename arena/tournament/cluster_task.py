@@ -110,6 +110,10 @@ def _cache() -> BotCache:
     return BotCache(default_cache())
 
 
+_PROFILER: Final = ("profile", "profile-cycle")
+"""The periodic callbacks of Dask's statistical profiler in a worker."""
+
+
 class SandboxPlugin(WorkerPlugin):
     """Probe the sandbox when the worker starts and advertise its active layers."""
 
@@ -117,9 +121,20 @@ class SandboxPlugin(WorkerPlugin):
 
     async def setup(self, worker: Worker) -> None:
         """Pin a single-thread worker to a core of its own (:mod:`arena.tournament.cores`),
-        then probe in a thread (the probe runs trio, the worker's loop is asyncio)."""
+        stop Dask's profiler, then probe in a thread (the probe runs trio, the worker's
+        loop is asyncio).
+
+        Dask's profiler reads every thread's stack each 10 ms, holding the interpreter's
+        lock on the core the referee plays on: two pinned workers played at 0.86 of the
+        local executor at equal table concurrency with it, 0.91 without it
+        (``benchmarks/cluster.py``).  Its callbacks leave the worker's list, so a worker
+        that registers (again) after this does not start them."""
         if worker.state.nthreads == 1:
             claim_core()
+        for name in _PROFILER:
+            callback = worker.periodic_callbacks.pop(name, None)
+            if callback is not None:
+                callback.stop()
         sandbox = await asyncio.to_thread(worker_sandbox)
         slots = float(worker.state.nthreads)
         await worker.set_resources(**{layer_resource(layer): slots for layer in sandbox.active})
