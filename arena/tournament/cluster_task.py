@@ -126,9 +126,10 @@ class SandboxPlugin(WorkerPlugin):
 
         Dask's profiler reads every thread's stack each 10 ms, holding the interpreter's
         lock on the core the referee plays on: two pinned workers played at 0.86 of the
-        local executor at equal table concurrency with it, 0.91 without it
-        (``benchmarks/cluster.py``).  Its callbacks leave the worker's list, so a worker
-        that registers (again) after this does not start them."""
+        local executor at equal table concurrency with it, 0.88 once this stops it, and 0.91
+        with it off by the setting docs/CLUSTER.md's commands use (``benchmarks/cluster.py``).
+        Its callbacks leave the worker's list, so a worker that registers (again) after this
+        does not start them."""
         if worker.state.nthreads == 1:
             claim_core()
         for name in _PROFILER:

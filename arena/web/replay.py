@@ -160,8 +160,8 @@ class _Seen:
                     continue
                 try:
                     now[key] = text = _MSGSPEC(v)
-                except TypeError:  # msgspec declines objects keyed by booleans or None
-                    now[key] = text = json.dumps(v).encode()
+                except (TypeError, ValueError):  # msgspec declines objects keyed by booleans or None,
+                    now[key] = text = json.dumps(v).encode()  # and lone surrogates
                 if last.get(key) != text:
                     change[key] = seat_keyed(v)
             gone = [k for k in last if k not in now]
@@ -182,7 +182,7 @@ def _same_text(played: list[dict[str, Any]], stored: bytes) -> bool:
     checked without a walk.  A log stored by another encoder is compared as values."""
     try:
         return log_text(played) == stored_text(stored)
-    except TypeError:
+    except (TypeError, ValueError):  # what msgspec cannot write was not stored by it
         return False
 
 

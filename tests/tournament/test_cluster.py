@@ -287,7 +287,7 @@ def test_single_thread_workers_are_pinned_each_to_a_core_of_its_own(cluster: Clu
 
 def test_dask_profiler_is_stopped_on_every_worker(cluster: Cluster) -> None:
     """It reads every thread's stack each 10 ms on the core the referee plays on: with it,
-    two workers played at 0.86 of the local executor, 0.91 without (benchmarks/cluster.py)."""
+    two workers played at 0.86 of the local executor, 0.88 without (benchmarks/cluster.py)."""
 
     def profiling(dask_worker: Worker) -> list[str]:  # nested: sent by value, as the workers cannot import tests
         return [name for name, callback in dask_worker.periodic_callbacks.items()

@@ -30,3 +30,9 @@ def test_a_single_value_written_differently_counts_as_changed() -> None:
     assert changed == {"score": 1.0, "out": 0} and type(changed["score"]) is float and type(changed["out"]) is int
     assert seen.changes([{"score": 1.0, "knocker": [], "out": 0}]) == [{"knocker": []}]  # a value becomes a list
     assert seen.changes([{"score": 1.0, "knocker": None, "out": 0}]) == [{"knocker": None}]  # and back
+
+
+def test_a_field_holding_a_lone_surrogate_is_still_compared() -> None:
+    seen = _Seen(1)
+    assert seen.changes([{"names": ["\ud800"]}]) == [{"names": ["\ud800"]}]
+    assert seen.changes([{"names": ["\ud800"]}]) == [{}]
