@@ -254,6 +254,11 @@ class Stock:
         self.left = left - 1
         return cards[i]
 
+    def unseen(self) -> list[Card]:
+        """The cards still in the stock, sorted: which cards the next deal can give, never
+        in what order (the order already drawn would tell the future)."""
+        return sorted(self._cards[self._next :])
+
     def deal_many(self, count: int) -> list[Card]:
         """The top ``count`` cards, top first (IndexError if the stock has fewer).
 

@@ -19,9 +19,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.luck import supported
 from arena.referee import TimeControl
 from arena.rules import get_variant
 from arena.text import counted
+from arena.tournament.adjust import LuckBook, spread
 from arena.tournament.runner import Executor, Observer, RunError, run_tournament
 from arena.tournament.spec import TournamentSpec, VariantPlan
 from arena.tournament.stats import SequentialTest, sequential_test
@@ -52,6 +54,8 @@ class TestPlan:
     """Deals added at a time (the verdict is taken at the first deal that crosses a bound)."""
     time: TimeControl = TimeControl()
     name: str = ""
+    luck: bool = False
+    """Score each deal with the luck of the cards taken out (:mod:`arena.tournament.adjust`)."""
 
     def __post_init__(self) -> None:
         if self.players - 2 != len(self.field_bots):
@@ -60,6 +64,8 @@ class TestPlan:
         if not 0 < self.margin < 0.5 or not 0 < self.alpha < 0.5 or not 0 < self.beta < 0.5:
             raise RunError("margin, alpha and beta must each be between 0 and 0.5")
         get_variant(self.variant).check_players(self.players)
+        if self.luck and not supported(self.variant):
+            raise RunError(f"{self.variant} has no luck estimate yet: test it without --luck")
 
     @property
     def title(self) -> str:
@@ -97,20 +103,28 @@ def _called(ref: str) -> str:
     return ref
 
 
-def deal_scores(matches: Iterable[MatchRecord], new: int, base: int, rotations: int) -> list[float]:
-    """NEW's mean comparison score against BASE per complete deal, in deal order."""
+def deal_scores(matches: Iterable[MatchRecord], new: int, base: int, rotations: int,
+                book: LuckBook | None = None) -> list[float]:
+    """NEW's mean comparison score against BASE per complete deal, in deal order (with the
+    luck taken out when a ``book`` measures it; the matches need their logs)."""
     by_deal: dict[int, list[float]] = {}
     for match in matches:
-        seats = {s.version: s.placement for s in match.seats}
+        seats = {s.version: k for k, s in enumerate(match.seats)}
         if match.deal is None or new not in seats or base not in seats:
             continue
-        a, b = seats[new], seats[base]
-        by_deal.setdefault(match.deal, []).append(1.0 if a < b else 0.5 if a == b else 0.0)
+        i, j = seats[new], seats[base]
+        if book is not None:
+            score = book.pair_score(match, i, j)
+        else:
+            a, b = match.seats[i].placement, match.seats[j].placement
+            score = 1.0 if a < b else 0.5 if a == b else 0.0
+        by_deal.setdefault(match.deal, []).append(score)
     return [sum(s) / len(s) for _, s in sorted(by_deal.items()) if len(s) == rotations]
 
 
-def verdict(store: Store, plan: TestPlan) -> SequentialTest | None:
-    """The test's state from the stored matches (None before its first run)."""
+def verdict(store: Store, plan: TestPlan, book: LuckBook | None = None) -> SequentialTest | None:
+    """The test's state from the stored matches (None before its first run); a ``book``
+    keeps the matches' luck between calls."""
     stored = store.tournament_spec(plan.title)
     if not stored or not store.count(plan.title):
         return None
@@ -123,8 +137,13 @@ def verdict(store: Store, plan: TestPlan) -> SequentialTest | None:
     scheduled = stored.get("scheduled")
     if isinstance(scheduled, int) and deals:
         rotations = scheduled // deals
-    return sequential_test(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha,
-                           plan.beta)
+    if not plan.luck:
+        return sequential_test(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha,
+                               plan.beta)
+    book = book if book is not None else LuckBook(store)
+    wide = spread(plan.players)
+    return sequential_test(deal_scores(store.matches(plan.title, with_log=True), new, base, rotations, book),
+                           plan.margin, plan.alpha, plan.beta, low=-wide, high=1 + wide)
 
 
 def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[[SequentialTest], None], *,
@@ -133,6 +152,7 @@ def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[
     """Play batches of deals until the test decides or ``max_deals`` are played."""
     stored = store.tournament_spec(plan.title) or {}
     deals = max(int(stored.get("deals", 0)), plan.batch)
+    book = LuckBook(store)
     while True:
         summary = run_tournament(plan.spec(deals), store, observer, workers=workers, concurrency=concurrency,
                                  executor=executor)
@@ -140,7 +160,7 @@ def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[
         if kept.get("pinned", {}).get(f"entrant:{plan.new}") == kept.get("pinned", {}).get(f"entrant:{plan.base}"):
             raise RunError(f"{plan.new} and {plan.base} are the same version: there is nothing to test")
         store.save_tournament(plan.title, {**kept, "test": plan.settings(), "scheduled": summary.total})
-        result = verdict(store, plan)
+        result = verdict(store, plan, book)
         assert result is not None
         report(result)
         if result.verdict != "undecided" or deals >= plan.max_deals or not summary.complete:

@@ -341,8 +341,10 @@ CAP: Final = 0.5
 truncation ``c``): past it one bad deal could nearly ruin a bet that was right."""
 
 
-def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05, beta: float = 0.05) -> SequentialTest:
-    """Is NEW better than BASE, from the per-deal ``scores`` (each in 0..1)?
+def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05, beta: float = 0.05, *,
+                    low: float = 0.0, high: float = 1.0) -> SequentialTest:
+    """Is NEW better than BASE, from the per-deal ``scores`` (each in ``low..high``: 0..1
+    for placements, wider for luck-adjusted scores, which the bets see rescaled to 0..1)?
 
     Two tests by betting (Shafer and Vovk; Waudby-Smith and Ramdas 2023), valid for every
     distribution of per-deal scores, however many deals are tied and however often the
@@ -354,13 +356,17 @@ def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05,
     at most :data:`CAP`).  A tied deal moves the first bet not at all, and the second a
     little (a tie is below 0.5 + margin): two bots that always play level are called
     ``not better`` after a few dozen deals, never ``better``."""
-    for_better = _Bet(0.5, 1.0)
-    for_not_better = _Bet(0.5 + margin, -1.0)
+    width = high - low
+    if not width > 0 or not low <= 0.5 <= high:
+        raise ValueError(f"scores in {low}..{high} cannot be tested against 0.5")
+    level_score = (0.5 - low) / width
+    for_better = _Bet(level_score, 1.0)
+    for_not_better = _Bet(level_score + margin / width, -1.0)
     verdict, n = "undecided", 0
     for x in scores:
         n += 1
-        for_better.add(x)
-        for_not_better.add(x)
+        for_better.add((x - low) / width)
+        for_not_better.add((x - low) / width)
         if for_better.wealth >= 1 / alpha:
             verdict = "better"
         elif for_not_better.wealth >= 1 / beta:
@@ -369,9 +375,11 @@ def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05,
             break
     seen = list(scores[:n])
     level = max(1 - alpha - beta, 0.5)
+    lower, upper = confidence_sequence([(x - low) / width for x in seen], level)
     return SequentialTest(
-        n, sum(seen) / n if n else 0.5, confidence_sequence(seen, level), level, sum(1 for x in seen if x == 0.5),
-        for_better.wealth, for_not_better.wealth, 1 / alpha, 1 / beta, verdict)
+        n, sum(seen) / n if n else 0.5, (low + lower * width, low + upper * width), level,
+        sum(1 for x in seen if abs(x - 0.5) < 1e-9), for_better.wealth, for_not_better.wealth, 1 / alpha, 1 / beta,
+        verdict)
 
 
 class _Bet:

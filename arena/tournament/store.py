@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final, Self
 from urllib.parse import quote
 
+from arena.deals import deal_key
 from arena.errors import ArenaError
 from arena.tournament.results import Gathered, Results
 
@@ -582,6 +583,14 @@ class Store:
         """The secret key ``tournament`` deals from, None before its first run."""
         row = self._db.execute("SELECT key FROM deal_keys WHERE tournament = ?", (tournament,)).fetchone()
         return None if row is None else bytes(row["key"])
+
+    def match_seed(self, match: MatchRecord) -> int | bytes | None:
+        """What dealt ``match``: its deal's key (from the tournament's key), or its public
+        seed; None when the tournament's key is not in this database."""
+        if match.deal is None:
+            return match.seed
+        key = self.deal_key(match.tournament)
+        return None if key is None else deal_key(key, match.variant, len(match.seats), match.deal)
 
     def save_deal_key(self, tournament: str, key: bytes) -> None:
         """Record the key ``tournament`` deals from (once: a tournament keeps its key)."""

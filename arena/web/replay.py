@@ -22,7 +22,6 @@ from typing import Any, Final
 
 import msgspec
 
-from arena.deals import deal_key
 from arena.rules import RulesError, get_variant
 from arena.rules.game import Action, Event
 from arena.tournament.logs import decompress_log, log_text, stored_text
@@ -65,19 +64,11 @@ _LEAVES: Final = frozenset({str, int, float, bool, type(None)})
 """Values that read back from JSON as they are (a replay has a million of them)."""
 
 
-def _seed(store: Store, match: MatchRecord) -> int | bytes | None:
-    """What dealt the match: its deal's key (from the tournament's key), or its public seed."""
-    if match.deal is None:
-        return match.seed
-    key = store.deal_key(match.tournament)
-    return None if key is None else deal_key(key, match.variant, len(match.seats), match.deal)
-
-
 def _observations(store: Store, match: MatchRecord,
                   events: Sequence[dict[str, Any]]) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
     """Per event, each seat's observation change; ``None`` and the reason when the engine
     cannot play the match again as it was stored."""
-    seed = _seed(store, match)
+    seed = store.match_seed(match)
     if seed is None:
         return None, "the tournament's deal key is not in this database: the log alone is shown"
     try:

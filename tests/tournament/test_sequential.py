@@ -44,12 +44,29 @@ def test_a_clearly_better_bot_is_called_better_stored_and_shown_again(home: Path
     assert [r["bot"] for r in table["standings"]] == ["heuristic", "random"]
 
 
+def test_a_test_scored_with_the_luck_taken_out_decides_and_shows_again(home: Path) -> None:
+    db = home / "arena.db"
+    args = ("test", "heuristic", "random", "-v", "scat", "--luck", "--batch", "8", "--db", db, "-q")
+    first = arena(*args)
+    assert first.returncode == 0, first.stderr
+    assert "heuristic is better than random" in first.stdout
+    line = next(x for x in first.stdout.splitlines() if x.startswith("test-heuristic-random-scat-2p: deals "))
+    assert arena("test", "heuristic", "random", "--luck", "--db", db, "--show").stdout.strip() == line
+    raw = arena("test", "heuristic", "random", "--db", db, "--show").stdout.strip()
+    assert raw.startswith("test-heuristic-random-scat-2p: deals ") and raw != line  # the same deals, scored raw
+    with Store(db) as store:
+        kept = store.tournament_spec("test-heuristic-random-scat-2p") or {}
+    assert kept["test"]["luck"] is True
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
         (("--players", "3"), "a 3-player test needs 1 field bot (--field), not 0"),
         (("--margin", "0.7"), "margin, alpha and beta must each be between 0 and 0.5"),
         (("--show",), "no test 'test-threshold-random-scat-2p'"),
+        (("-v", "skat", "--players", "3", "--field", "random", "--luck"),
+         "skat has no luck estimate yet: test it without --luck"),
     ],
 )
 def test_test_mistakes_are_one_clear_line(home: Path, extra: tuple[str, ...], message: str) -> None:

@@ -168,6 +168,25 @@ def test_the_interval_holds_the_true_score_whenever_the_test_stops() -> None:
     assert missed / 200 <= 0.05
 
 
+def test_scores_in_a_wider_range_are_tested_as_their_image_in_0_to_1() -> None:
+    """Luck-adjusted scores leave 0..1: tested in ``low..high``, a sequence gets the verdict,
+    deals and evidence of its affine image in 0..1 with the margin scaled alike."""
+    rng = random.Random(5)
+    for score in (0.5, 0.56, 0.6):
+        unit = [min(max(rng.gauss(score, 0.2), 0.0), 1.0) for _ in range(400)]
+        low, high = -0.5, 1.5
+        wide = [low + x * (high - low) for x in unit]
+        # the same mean around 0.5 needs the margin measured in the wide units
+        at_unit = sequential_test(unit, margin=0.05 / (high - low))
+        at_wide = sequential_test(wide, margin=0.05, low=low, high=high)
+        assert (at_wide.verdict, at_wide.deals) == (at_unit.verdict, at_unit.deals)
+        assert at_wide.better == pytest.approx(at_unit.better)
+        assert at_wide.not_better == pytest.approx(at_unit.not_better)
+        assert at_wide.interval == pytest.approx(tuple(low + x * (high - low) for x in at_unit.interval))
+    with pytest.raises(ValueError, match="cannot be tested against 0.5"):
+        sequential_test([0.7], margin=0.05, low=0.6, high=1.0)
+
+
 def test_the_environment_is_fitted_to_the_matches() -> None:
     tied = [match(i, {1: 1, 2: 1, 3: 2}, i) for i in range(30)]
     assert fit_environment(Results.of(tied)).draw == pytest.approx(1 / 3, abs=0.01)
