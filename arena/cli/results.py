@@ -94,6 +94,9 @@ def table(
                                      "(github, rounded_outline, simple, ...).")] = "simple",
     as_json: Json = False,
     as_csv: Csv = False,
+    luck: Annotated[bool, typer.Option("--luck", help="Intervals, ranks and odds from luck-adjusted comparisons "
+                                       "(the three-card games; measured once per match and stored). Ratings "
+                                       "and placements stay as played.")] = False,
 ) -> None:
     """Rank a tournament's bots by conservative TrueSkill rating (mu - 3 sigma), with how sure the order is.
 
@@ -108,33 +111,35 @@ def table(
     if fmt not in tabulate_formats:
         raise fail(f"unknown table format {fmt!r}; choose one of: {', '.join(tabulate_formats)}")
     if not (as_json or as_csv):
-        print_table(db, tournament, variant, fmt)
+        print_table(db, tournament, variant, fmt, luck=luck)
         return
-    name, rows, matches, groups, fitted = _ranking(db, tournament, variant)
+    name, rows, matches, groups, fitted = _ranking(db, tournament, variant, luck)
     if as_json:
         typer.echo(json.dumps({"tournament": name, "variant": variant, "matches": matches, "deal_groups": groups,
+                               "luck_adjusted": luck,
                                "environment": fitted.to_dict() if rows else None,
                                "standings": [r.to_dict() for r in rows]}, indent=2))
     else:
         _write_csv(sys.stdout, STANDING_FIELDS, (r.to_dict() for r in rows))
 
 
-def print_table(db: Path, tournament: str | None = None, variant: str | None = None, fmt: str = "simple") -> None:
+def print_table(db: Path, tournament: str | None = None, variant: str | None = None, fmt: str = "simple", *,
+                luck: bool = False) -> None:
     """Print a tournament's ranking (default: the latest) as `arena table` does, with the
     line naming it; the tournament commands end with it."""
-    name, rows, matches, groups, fitted = _ranking(db, tournament, variant)
+    name, rows, matches, groups, fitted = _ranking(db, tournament, variant, luck)
     typer.echo(_scope_line(name, variant, matches))
     if not rows:
         typer.echo("no matches stored yet")
         return
     typer.echo(tabulate([_table_row(r) for r in rows], headers=TABLE_HEADERS, tablefmt=fmt, floatfmt=".2f",
                         disable_numparse=[1, 2, 5, 6, 7]))
-    for line in _uncertainty_notes(rows, groups):
+    for line in _uncertainty_notes(rows, groups, luck):
         typer.echo(line)
     typer.echo(fitted.describe() + ".")
 
 
-def _uncertainty_notes(rows: list[Standing], groups: int) -> list[str]:
+def _uncertainty_notes(rows: list[Standing], groups: int, luck: bool = False) -> list[str]:
     """What the intervals rest on, and which neighbours the data cannot yet order."""
     names = [r.version.bot for r in rows]
     unsure = [f"{names[k]} / {names[k + 1]}" for k, r in enumerate(rows) if r.separated is False]
@@ -142,7 +147,8 @@ def _uncertainty_notes(rows: list[Standing], groups: int) -> list[str]:
     if groups < MIN_GROUPS:
         return ["", f"only {independent}: too few to say how sure this order is (at least {MIN_GROUPS} needed); "
                     "play more deals."]
-    lines = ["", f"intervals and ranks: 95%, resampling whole deals ({independent})."]
+    adjusted = ", the cards' luck taken out" if luck else ""
+    lines = ["", f"intervals and ranks: 95%, resampling whole deals ({independent}){adjusted}."]
     if len(rows) < 2:
         return lines
     if unsure:
@@ -152,13 +158,13 @@ def _uncertainty_notes(rows: list[Standing], groups: int) -> list[str]:
     return lines
 
 
-def _ranking(db: Path, tournament: str | None,
-             variant: str | None) -> tuple[str, list[Standing], int, int, Environment]:
+def _ranking(db: Path, tournament: str | None, variant: str | None,
+             luck: bool = False) -> tuple[str, list[Standing], int, int, Environment]:
     """The tournament's name, its standings, how many matches and deal groups they rest on,
     and the TrueSkill settings fitted to them."""
     with open_store(db) as store:
         name = pick_tournament(store, tournament)
-        return (name, standings(store, name, variant), store.count(name, variant),
+        return (name, standings(store, name, variant, luck=luck), store.count(name, variant),
                 ranking_groups(store, name, variant), environment(store, name, variant))
 
 

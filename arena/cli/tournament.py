@@ -461,6 +461,8 @@ def league(
     settle: Annotated[float | None, typer.Option(help="Stop before --matches once every bot is ahead of the "
                                                  "next in the ranking at this confidence (e.g. 0.95).",
                                                  min=0.5, max=0.999)] = None,
+    luck: Annotated[bool, typer.Option("--luck", help="Judge --settle on luck-adjusted comparisons (the "
+                                       "three-card games): the same confidence, often reached sooner.")] = False,
     quiet: Quiet = False,
 ) -> None:
     """Play continuous league matches among the registered bots, rating them as it goes.
@@ -472,7 +474,7 @@ def league(
     settings = LeagueSettings(
         variant=variant, players=players, matches=matches, options=parse_option_pairs(option or []),
         time=TimeControl(move_ms=move_ms), require=tuple(r.strip() for r in require.split(",") if r.strip()),
-        workers=workers or 0, concurrency=concurrency or 4, cluster=cluster, settle=settle,
+        workers=workers or 0, concurrency=concurrency or 4, cluster=cluster, settle=settle, luck=luck,
     )
     view = ProgressView(f"league {variant}", quiet=quiet)
     begun = time.perf_counter()

@@ -49,8 +49,11 @@ class Luck:
 
 
 def supported(variant: str) -> bool:
-    """Whether matches of ``variant`` can be adjusted."""
-    return get_variant(variant).family.name in _FAMILIES
+    """Whether matches of ``variant`` can be adjusted (False for a variant this arena lacks)."""
+    try:
+        return get_variant(variant).family.name in _FAMILIES
+    except RulesError:
+        return False
 
 
 def match_luck(variant: str, players: int, options: Mapping[str, Any], seed: int | bytes,

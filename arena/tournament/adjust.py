@@ -1,21 +1,26 @@
 """Luck-adjusted comparison scores for stored matches (:mod:`arena.luck`).
 
-A match's luck is measured from its stored log and deal when a verdict first needs it, and
-kept for the verdicts after it (``arena test`` recomputes its verdict after every batch).
-The adjusted score of seat ``i`` against seat ``j`` of an ``n``-seat match is its
-comparison score minus ``(n - 1) / n * (luck_i - luck_j)``: averaged over the other seats
-it is the seat's result minus its own luck.  A match whose luck cannot be measured (its
-deal key gone, or a log the rules engine would not play again) keeps its raw score, which
-is as unbiased.
+A match's luck is measured from its stored log and deal the first time a verdict asks for
+it, and stored with the match (by the estimate's version: results of two estimates are
+never mixed).  The adjusted score of seat ``i`` against seat ``j`` of an ``n``-seat match is
+its comparison score minus ``(n - 1) / n * (luck_i - luck_j)``: averaged over the other
+seats, it is the seat's result minus its own luck.  A match whose luck cannot be measured
+(its deal key gone, or a log the rules engine would not play again) keeps its raw score,
+which is as unbiased.  Placements, and so ratings and who won, never change.
 """
 
 from __future__ import annotations
 
-from arena.luck import BOUND, match_luck
+from collections.abc import Callable
+
+from arena.luck import BOUND, VERSION, match_luck, supported
 from arena.tournament.logs import decompress_log
 from arena.tournament.store import MatchRecord, Store
 
-__all__ = ["LuckBook", "spread"]
+__all__ = ["LuckBook", "measure_luck", "spread"]
+
+BATCH = 200
+"""Matches measured per transaction: an interrupted measurement keeps what it finished."""
 
 
 def spread(players: int) -> float:
@@ -24,29 +29,51 @@ def spread(players: int) -> float:
     return 2 * BOUND * (players - 1) / players
 
 
-class LuckBook:
-    """Each stored match's luck per seat, measured once."""
+def _measured(store: Store, match: MatchRecord) -> tuple[float, ...] | None:
+    seed = store.match_seed(match)
+    if seed is None or not match.log or not supported(match.variant):
+        return None
+    found = match_luck(match.variant, len(match.seats), match.options, seed, decompress_log(match.log))
+    return None if found is None else found.seats
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+
+def measure_luck(store: Store, tournament: str, variant: str | None = None,
+                 progress: Callable[[int], None] | None = None) -> int:
+    """Measure and store the luck of every match of ``tournament`` not yet measured by this
+    arena's estimate; returns how many were measured."""
+    done = 0
+    pending: list[tuple[str, str, tuple[float, ...] | None]] = []
+    for match in store.unmeasured(tournament, VERSION, variant):
+        pending.append((match.id, VERSION, _measured(store, match)))
+        if len(pending) >= BATCH:
+            store.save_luck(pending)
+            done += len(pending)
+            pending = []
+            if progress:
+                progress(done)
+    if pending:
+        store.save_luck(pending)
+        done += len(pending)
+    return done
+
+
+class LuckBook:
+    """The stored luck of one tournament's matches, measured where missing."""
+
+    def __init__(self, store: Store, tournament: str) -> None:
+        self.store, self.tournament = store, tournament
         self._luck: dict[str, tuple[float, ...] | None] = {}
 
-    def of(self, match: MatchRecord) -> tuple[float, ...] | None:
-        """The luck of each seat of ``match`` (loaded with its log), or None."""
-        if match.id not in self._luck:
-            seed = self.store.match_seed(match)
-            luck = None
-            if seed is not None and match.log:
-                found = match_luck(match.variant, len(match.seats), match.options, seed, decompress_log(match.log))
-                luck = None if found is None else found.seats
-            self._luck[match.id] = luck
-        return self._luck[match.id]
+    def refresh(self) -> None:
+        """Measure the matches stored since the last look."""
+        measure_luck(self.store, self.tournament)
+        self._luck = self.store.luck(self.tournament, VERSION)
 
     def pair_score(self, match: MatchRecord, i: int, j: int) -> float:
         """Seat ``i``'s comparison score against seat ``j``, luck removed where measured."""
         a, b = match.seats[i].placement, match.seats[j].placement
         raw = 1.0 if a < b else 0.5 if a == b else 0.0
-        luck = self.of(match)
+        luck = self._luck.get(match.id)
         if luck is None:
             return raw
         n = len(match.seats)

@@ -64,6 +64,8 @@ class LeagueSettings:
     settle: float | None = None
     """Stop before ``matches`` once every neighbour in the variant's ranking is ordered at
     this confidence (:mod:`arena.tournament.settle`)."""
+    luck: bool = False
+    """Judge that order on luck-adjusted comparisons (:mod:`arena.tournament.adjust`)."""
 
 
 LOOK_GROWTH: Final = 1.25
@@ -183,7 +185,7 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
                                     tuple(group), matches))
             play(run_tables, spec, store, tables, executor, Rated(), summary)
             if settings.settle is not None and looking.due(store.count(LEAGUE)) and unsettled_pairs(
-                    store, LEAGUE, looking.level(settings.settle), settings.variant) == []:
+                    store, LEAGUE, looking.level(settings.settle), settings.variant, luck=settings.luck) == []:
                 summary.settled = True
                 break
         ratings(store, LEAGUE)

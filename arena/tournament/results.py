@@ -11,6 +11,7 @@ back, and the sums over them are numpy's.
 from __future__ import annotations
 
 import hashlib
+import math
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import numpy.typing as npt
 __all__ = ["NO_DEAL", "Gathered", "Outcome", "Pairs", "Results", "Seated"]
 
 Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
 
 NO_DEAL: Final = -1
 """The deal of a match dealt from a public seed (it shares its cards with no other)."""
@@ -73,6 +75,8 @@ class Results:
     version: Ints
     placement: Ints
     faults: Ints
+    luck: Floats | None = None
+    """Each seat's luck (:mod:`arena.luck`), NaN where not measured; None when not asked for."""
 
     @classmethod
     def of(cls, matches: Iterable[Outcome]) -> Results:
@@ -95,7 +99,8 @@ class Results:
         high = max(low, high)
         first, last = int(self.starts[low]), int(self.starts[high])
         return Results(self.variants, self.variant[low:high], self.deal[low:high], self.starts[low:high + 1] - first,
-                       self.version[first:last], self.placement[first:last], self.faults[first:last])
+                       self.version[first:last], self.placement[first:last], self.faults[first:last],
+                       None if self.luck is None else self.luck[first:last])
 
     @property
     def sizes(self) -> Ints:
@@ -162,10 +167,11 @@ class Gathered:
     """:class:`Results` gathered a match at a time, in plain arrays (no object kept per
     match or seat while a ladder's matches are read)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, luck: bool = False) -> None:
         self._codes: dict[str, int] = {}
         self._variant, self._deal, self._starts = array("q"), array("q"), array("q", [0])
         self._version, self._placement, self._faults = array("q"), array("q"), array("q")
+        self._luck = array("d") if luck else None
 
     def match(self, variant: str, deal: int | None) -> None:
         """Begin a match: its seats follow (:meth:`seat`)."""
@@ -177,14 +183,18 @@ class Gathered:
         self._deal.append(NO_DEAL if deal is None else deal)
         self._starts.append(self._starts[-1])
 
-    def seat(self, version: int, placement: int, faults: int) -> None:
+    def seat(self, version: int, placement: int, faults: int, luck: float = math.nan) -> None:
         """The current match's next seat."""
         self._version.append(version)
         self._placement.append(placement)
         self._faults.append(faults)
+        if self._luck is not None:
+            self._luck.append(luck)
         self._starts[-1] += 1
 
     def results(self) -> Results:
         columns = (self._variant, self._deal, self._starts, self._version, self._placement, self._faults)
-        return Results(tuple(self._codes), *(np.frombuffer(c, dtype=np.int64) if len(c) else np.zeros(0, np.int64)
-                                             for c in columns))
+        variant, deal, starts, version, placement, faults = (
+            np.frombuffer(c, dtype=np.int64) if len(c) else np.zeros(0, np.int64) for c in columns)
+        luck = None if self._luck is None else np.array(self._luck, dtype=np.float64)
+        return Results(tuple(self._codes), variant, deal, starts, version, placement, faults, luck)

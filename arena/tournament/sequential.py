@@ -106,7 +106,7 @@ def _called(ref: str) -> str:
 def deal_scores(matches: Iterable[MatchRecord], new: int, base: int, rotations: int,
                 book: LuckBook | None = None) -> list[float]:
     """NEW's mean comparison score against BASE per complete deal, in deal order (with the
-    luck taken out when a ``book`` measures it; the matches need their logs)."""
+    luck taken out where a ``book`` holds it)."""
     by_deal: dict[int, list[float]] = {}
     for match in matches:
         seats = {s.version: k for k, s in enumerate(match.seats)}
@@ -140,9 +140,10 @@ def verdict(store: Store, plan: TestPlan, book: LuckBook | None = None) -> Seque
     if not plan.luck:
         return sequential_test(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha,
                                plan.beta)
-    book = book if book is not None else LuckBook(store)
+    book = book if book is not None else LuckBook(store, plan.title)
+    book.refresh()
     wide = spread(plan.players)
-    return sequential_test(deal_scores(store.matches(plan.title, with_log=True), new, base, rotations, book),
+    return sequential_test(deal_scores(store.matches(plan.title), new, base, rotations, book),
                            plan.margin, plan.alpha, plan.beta, low=-wide, high=1 + wide)
 
 
@@ -152,7 +153,7 @@ def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[
     """Play batches of deals until the test decides or ``max_deals`` are played."""
     stored = store.tournament_spec(plan.title) or {}
     deals = max(int(stored.get("deals", 0)), plan.batch)
-    book = LuckBook(store)
+    book = LuckBook(store, plan.title)
     while True:
         summary = run_tournament(plan.spec(deals), store, observer, workers=workers, concurrency=concurrency,
                                  executor=executor)

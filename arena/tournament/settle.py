@@ -40,10 +40,11 @@ class Settled:
 
 
 def unsettled_pairs(store: Store, tournament: str, confidence: float,
-                    variant: str | None = None) -> list[tuple[str, str]] | None:
-    """Neighbours in the ranking (of one variant, if given) not ordered at ``confidence``;
-    None while too few deals were played to judge."""
-    rows = standings(store, tournament, variant, level=confidence)
+                    variant: str | None = None, *, luck: bool = False) -> list[tuple[str, str]] | None:
+    """Neighbours in the ranking (of one variant, if given) not ordered at ``confidence``
+    (on luck-adjusted comparisons with ``luck``); None while too few deals were played to
+    judge."""
+    rows = standings(store, tournament, variant, level=confidence, luck=luck)
     if any(r.ahead_of_next is None for r in rows[:-1]):
         return None
     return [(a.version.short, b.version.short) for a, b in zip(rows, rows[1:])
@@ -63,7 +64,7 @@ def run_settled(spec: TournamentSpec, store: Store, observer: Observer, *, worke
         stored = store.count(spec.name)
         looks = max(1, spec.settle.max_matches * deals // max(stored * step, 1))
         level = look_confidence(spec.settle.confidence, deals // step, looks)
-        unsure = unsettled_pairs(store, spec.name, level)
+        unsure = unsettled_pairs(store, spec.name, level, luck=spec.settle.luck)
         settled = unsure == []
         more = stored * (deals + step) // max(deals, 1)
         if settled or not summary.complete or more > spec.settle.max_matches:

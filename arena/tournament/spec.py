@@ -70,6 +70,7 @@ class _Pause(msgspec.Struct, forbid_unknown_fields=True):
 class _Settle(msgspec.Struct, forbid_unknown_fields=True):
     confidence: Annotated[float, msgspec.Meta(gt=0.5, lt=1)] = 0.95
     max_matches: Positive = 5000
+    luck: bool = False
 
 
 class _Variant(msgspec.Struct, forbid_unknown_fields=True):
@@ -117,6 +118,8 @@ class Settle:
 
     confidence: float = 0.95
     max_matches: int = 5000
+    luck: bool = False
+    """Judge the order on luck-adjusted comparisons (:mod:`arena.tournament.adjust`)."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,8 @@ class TournamentSpec:
             "limits": {"scratch_mb": self.limits.scratch_mb, "scratch_files": self.limits.scratch_files},
             "require": list(self.require), "source": str(self.source) if self.source else None,
             "settle": None if self.settle is None else {"confidence": self.settle.confidence,
-                                                         "max_matches": self.settle.max_matches},
+                                                         "max_matches": self.settle.max_matches,
+                                                         "luck": self.settle.luck},
             "pause": {"faulted": self.pause.faulted, "of": self.pause.of}, "deadline": self.deadline,
         }
 
@@ -313,7 +317,7 @@ def parse_spec(text: str, source: Path | None = None,
         policy=FaultPolicy(PolicyMode(raw.faults.policy), raw.faults.strikes), description=raw.description,
         limits=Limits(scratch_mb=raw.limits.scratch_mb, scratch_files=raw.limits.scratch_files),
         # a competition's final plays to a settled stop: without [settle], at the defaults
-        settle=Settle(raw.settle.confidence, raw.settle.max_matches) if raw.settle is not None
+        settle=Settle(raw.settle.confidence, raw.settle.max_matches, raw.settle.luck) if raw.settle is not None
         else Settle() if raw.deadline is not None else None,
         pause=Pause(raw.pause.faulted, raw.pause.of),
         deadline=None if raw.deadline is None else raw.deadline.timestamp(),

@@ -7,8 +7,9 @@ the same cards) are not independent.  So the uncertainty comes from a **deal-gro
 bootstrap**:
 
 * every pair of seats of a match is one comparison (1 for placing better, 0.5 for a
-  shared placement); comparisons are summed per *deal group*, the matches dealt the same
-  cards (same variant, table size and deal);
+  shared placement; with the luck asked for, less the share of the two seats' luck that
+  :mod:`arena.tournament.adjust` describes); comparisons are summed per *deal group*, the
+  matches dealt the same cards (same variant, table size and deal);
 * a Bradley-Terry model (strength ``theta``, ``P(i places above j) = 1/(1 + e^(theta_j -
   theta_i))``) is fitted to the sums by Zermelo's iteration, with a weak prior (one win
   and one loss against an average player) that keeps a bot that never placed better
@@ -121,6 +122,10 @@ def comparisons(matches: Results, versions: Sequence[int]) -> Comparisons:
     i, j, g = i[kept], j[kept], group[both.match[kept]]
     first, second = matches.placement[both.first[kept]], matches.placement[both.second[kept]]
     score = np.where(first < second, 1.0, np.where(first == second, 0.5, 0.0))
+    if matches.luck is not None:  # luck-adjusted: (n - 1) / n of the two seats' luck taken out
+        size = matches.sizes[both.match[kept]]
+        gap = matches.luck[both.first[kept]] - matches.luck[both.second[kept]]
+        score = score - np.where(np.isfinite(gap), (size - 1) / size * gap, 0.0)
     keys = np.concatenate([i * n + j, j * n + i]) * total + np.concatenate([g, g])
     won = np.concatenate([score, 1.0 - score])
     unique, inverse = np.unique(keys, return_inverse=True)
@@ -144,10 +149,13 @@ def _positions(found: npt.NDArray[np.int64], versions: Sequence[int]) -> npt.NDA
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
     """Bradley-Terry strengths (mean 0) for summed ``wins``/``counts`` of shape
-    ``(..., n, n)``: one fit per leading index, all at once."""
+    ``(..., n, n)``: one fit per leading index, all at once.  Luck-adjusted wins can fall
+    outside ``0..counts`` in a small sample; they are clipped into it (a model of chances
+    has no meaning for more wins than games)."""
     n = wins.shape[-1]
     if n == 0:
         return np.zeros(wins.shape[:-1])
+    wins = np.clip(wins, 0.0, counts)
     won = wins.sum(axis=-1) + _PRIOR
     p = np.ones(wins.shape[:-1])
     for _ in range(_ITERATIONS):

@@ -18,11 +18,12 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Self
@@ -202,6 +203,11 @@ MIGRATIONS: Final = (
     # 6: a competition's key is published once its final is played (anyone may deal it again)
     """
     ALTER TABLE deal_keys ADD COLUMN published REAL;
+    """,
+    # 7: each seat's luck (arena.luck), measured by the estimate the match names
+    """
+    ALTER TABLE matches ADD COLUMN luck_version TEXT;
+    ALTER TABLE seats ADD COLUMN luck REAL;
     """,
 )
 
@@ -652,25 +658,59 @@ class Store:
         for r in rows:
             yield _match(r, tuple(seats.get(r["id"], ())))
 
-    def results(self, tournament: str | None = None, variant: str | None = None) -> Results:
+    def results(self, tournament: str | None = None, variant: str | None = None, *,
+                luck: str | None = None) -> Results:
         """The stored matches as rankings read them (:class:`Results`), in rating order, in
-        one query: a fraction of the time and memory of :meth:`matches`."""
+        one query: a fraction of the time and memory of :meth:`matches`.  With ``luck`` (an
+        estimate's version), each seat's luck by that estimate, NaN where not measured."""
         cursor = self._db.cursor()
         cursor.row_factory = None  # plain tuples: a ladder has many
         rows = cursor.execute(
-            "SELECT m.id, m.variant, m.deal, s.version, s.placement, s.faults"
+            "SELECT m.id, m.variant, m.deal, s.version, s.placement, s.faults,"
+            " CASE WHEN m.luck_version = ? THEN s.luck END"
             " FROM matches m JOIN seats s ON s.match = m.id WHERE (? IS NULL OR m.tournament = ?)"
             " AND (? IS NULL OR m.variant = ?) ORDER BY m.tournament, m.seq, m.rowid, s.seat",
-            (tournament, tournament, variant, variant),
+            (luck, tournament, tournament, variant, variant),
         )
-        gathered = Gathered()
+        gathered = Gathered(luck=luck is not None)
         current = None
-        for match_id, played, deal, version, placement, faults in rows:
+        for match_id, played, deal, version, placement, faults, seat_luck in rows:
             if match_id != current:
                 current = match_id
                 gathered.match(played, deal)
-            gathered.seat(version, placement, faults)
+            gathered.seat(version, placement, faults, math.nan if seat_luck is None else seat_luck)
         return gathered.results()
+
+    def unmeasured(self, tournament: str, version: str, variant: str | None = None) -> Iterator[MatchRecord]:
+        """The matches of ``tournament`` (with their logs) whose luck the estimate ``version``
+        has not measured yet."""
+        ids = [r[0] for r in self._db.execute(
+            "SELECT id FROM matches WHERE tournament = ? AND (? IS NULL OR variant = ?)"
+            " AND luck_version IS NOT ? ORDER BY seq, rowid", (tournament, variant, variant, version))]
+        for match_id in ids:
+            yield self.match(match_id)
+
+    def save_luck(self, measured: Sequence[tuple[str, str, Sequence[float] | None]]) -> None:
+        """Record each ``(match id, estimate version, luck per seat or None)``: None marks a
+        match the estimate cannot measure, so that it is not tried again."""
+        with self._transaction():
+            for match_id, version, luck in measured:
+                self._db.execute("UPDATE matches SET luck_version = ? WHERE id = ?", (version, match_id))
+                self._db.execute("UPDATE seats SET luck = NULL WHERE match = ?", (match_id,))
+                for seat, value in enumerate(luck or ()):
+                    self._db.execute("UPDATE seats SET luck = ? WHERE match = ? AND seat = ?",
+                                     (value, match_id, seat))
+
+    def luck(self, tournament: str, version: str) -> dict[str, tuple[float, ...] | None]:
+        """Each match's luck per seat by the estimate ``version`` (None: not measurable);
+        matches it has not measured are left out."""
+        found: dict[str, list[float | None]] = {}
+        for match_id, luck in self._db.execute(
+                "SELECT m.id, s.luck FROM matches m JOIN seats s ON s.match = m.id"
+                " WHERE m.tournament = ? AND m.luck_version = ? ORDER BY m.id, s.seat", (tournament, version)):
+            found.setdefault(match_id, []).append(luck)
+        return {k: None if any(x is None for x in v) else tuple(float(x) for x in v if x is not None)
+                for k, v in found.items()}
 
     def variants(self, tournament: str | None = None) -> list[str]:
         """The variants with stored matches (in ``tournament``), sorted."""

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ArenaError
+from arena.luck import VERSION as LUCK_VERSION
 from arena.text import counted
+from arena.tournament.adjust import measure_luck
 from arena.tournament.logs import decompress_log
 from arena.tournament.ratings import Rating, environment, ratings
 from arena.tournament.results import Results
@@ -219,19 +221,24 @@ def _tally(matches: Results) -> dict[int, _Tally]:
                                   bool(behind[k])) for k in np.argsort(first, kind="stable")}
 
 
-def standings(store: Store, tournament: str, variant: str | None = None, *, level: float = 0.95) -> list[Standing]:
+def standings(store: Store, tournament: str, variant: str | None = None, *, level: float = 0.95,
+              luck: bool = False) -> list[Standing]:
     """The ranking of ``tournament`` (or of one of its variants), best conservative rating
     first; ties in rating are ordered by mu, then by name.  ``ahead_of_next`` is computed
-    for statements at ``level`` (the bootstrap's stretch for few deal groups depends on it)."""
-    return ranked(store, tournament, variant, level=level)[0]
+    for statements at ``level`` (the bootstrap's stretch for few deal groups depends on it).
+    With ``luck``, the intervals, ranks and odds rest on luck-adjusted comparisons
+    (:mod:`arena.tournament.adjust`); ratings and placements stay as played."""
+    return ranked(store, tournament, variant, level=level, luck=luck)[0]
 
 
 def ranked(store: Store, tournament: str, variant: str | None = None, *,
-           level: float = 0.95) -> tuple[list[Standing], Uncertainty]:
+           level: float = 0.95, luck: bool = False) -> tuple[list[Standing], Uncertainty]:
     """:func:`standings`, and the bootstrap they rest on (indexed like them): a page that
     also shows the head-to-head odds need not bootstrap twice."""
     check_variant(store, tournament, variant)
-    matches = store.results(tournament, variant)
+    if luck:
+        measure_luck(store, tournament, variant)
+    matches = store.results(tournament, variant, luck=LUCK_VERSION if luck else None)
     tallies = _tally(matches)
     rated = ratings(store, tournament, variant)  # after the tally: it covers every match tallied
     rows = [(store.version(v), rated[v], t) for v, t in tallies.items()]

@@ -105,15 +105,16 @@ class ReadOnlyStore(Store):
                                "--db (or ARENA_DB) at one")
         super().__init__(path, read_only=True)
         self._memo = memo or RatingsMemo()
-        self._results: dict[tuple[str | None, str | None], Results] = {}
+        self._results: dict[tuple[str | None, str | None, str | None], Results] = {}
 
-    def results(self, tournament: str | None = None, variant: str | None = None) -> Results:
+    def results(self, tournament: str | None = None, variant: str | None = None, *,
+                luck: str | None = None) -> Results:
         """As :meth:`Store.results`, read once per store: a page opens its own store and asks
         for a ranking's matches from several views (the table, the heat map, the history),
         which then all see the same matches."""
-        key = (tournament, variant)
+        key = (tournament, variant, luck)
         if key not in self._results:
-            self._results[key] = super().results(tournament, variant)
+            self._results[key] = super().results(tournament, variant, luck=luck)
         return self._results[key]
 
     def close(self) -> None:

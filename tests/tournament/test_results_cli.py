@@ -15,8 +15,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from arena.luck import VERSION as LUCK_VERSION
 from arena.rules import get_variant
 from arena.tournament.logs import compress_log, decompress_log
 from arena.tournament.ratings import fit_environment, rate, scope
@@ -118,6 +120,30 @@ def test_table_of_another_tournament_variant_csv_and_format(db: Path) -> None:
     assert tuple(parsed[0]) == STANDING_FIELDS and len(parsed) == 4
     github = arena("table", "--format", "github", db=db).stdout.splitlines()
     assert github[1].split() == ["|", "rank", "|", "bot", *github[1].split()[4:]] and github[2].startswith("|---")
+
+
+def test_table_with_the_luck_taken_out_measures_each_match_once_and_keeps_the_ratings(db: Path,
+                                                                                     tmp_path: Path) -> None:
+    copy = tmp_path / "arena.db"
+    copy.write_bytes(db.read_bytes())
+    raw = json.loads(arena("table", "--json", db=copy).stdout)
+    adjusted = arena("table", "--luck", "--json", db=copy)
+    assert adjusted.returncode == 0, adjusted.stderr
+    luck = json.loads(adjusted.stdout)
+    assert luck["luck_adjusted"] is True and raw["luck_adjusted"] is False
+    assert [(r["bot"], r["rating"], r["mu"], r["matches"]) for r in luck["standings"]] == \
+        [(r["bot"], r["rating"], r["mu"], r["matches"]) for r in raw["standings"]]  # ratings are placements'
+    assert [(r["mu_low"], r["mu_high"]) for r in luck["standings"]] != \
+        [(r["mu_low"], r["mu_high"]) for r in raw["standings"]]  # the intervals rest on adjusted comparisons
+    with Store(copy) as store:
+        measured = store.luck("summer", LUCK_VERSION)
+        assert len(measured) == 12 and all(m is not None and len(m) in (3, 4) for m in measured.values())
+        assert not list(store.unmeasured("summer", LUCK_VERSION))  # the next look measures nothing again
+        assert np.isfinite(store.results("summer", luck=LUCK_VERSION).luck).all()
+        assert store.results("summer").luck is None
+    text = arena("table", "--luck", db=copy).stdout.splitlines()
+    assert text[8] == "intervals and ranks: 95%, resampling whole deals (12 independent deal groups), the cards' " \
+        "luck taken out."
 
 
 def test_arena_db_environment_variable_names_the_database(db: Path) -> None:
@@ -288,6 +314,8 @@ def test_ratings_cached_by_an_older_arena_are_dropped_and_recomputed(db: Path) -
         raw.execute("ALTER TABLE matches DROP COLUMN deal")
         raw.execute("ALTER TABLE rated DROP COLUMN beta")
         raw.execute("ALTER TABLE rated DROP COLUMN draw")
+        raw.execute("ALTER TABLE matches DROP COLUMN luck_version")  # (7)
+        raw.execute("ALTER TABLE seats DROP COLUMN luck")
         for table in ("audit", "uploads", "submissions", "owners", "sessions", "accounts"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("PRAGMA user_version = 1")

@@ -12,6 +12,7 @@ import pytest
 from tourney import arena, copy_bot, scratch, tournament_file
 
 from arena.botspec import BOTS_DIR
+from arena.luck import VERSION as LUCK_VERSION
 from arena.tournament import sequential
 from arena.tournament.store import Store
 
@@ -86,6 +87,19 @@ def test_a_settled_tournament_stops_once_its_order_is_clear(home: Path) -> None:
     with Store(db) as store:
         assert store.count("settling") == 24  # 6 deals gave too few groups to judge; 6 more settled it
         assert (store.tournament_spec("settling") or {})["deals"] == 12
+
+
+def test_a_tournament_can_settle_on_luck_adjusted_comparisons(home: Path) -> None:
+    path = tournament_file(home, "lucky", ["heuristic", "random"], deals=6,
+                           extra="[settle]\nconfidence = 0.95\nmax_matches = 200\nluck = true")
+    db = home / "arena.db"
+    done = arena("run", path, "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    assert "settled: every bot is ahead of the next at 95%" in done.stdout
+    with Store(db) as store:
+        assert (store.tournament_spec("lucky") or {})["settle"]["luck"] is True
+        measured = store.luck("lucky", LUCK_VERSION)  # every match up to the last look
+        assert len(measured) == store.count("lucky") and all(m is not None for m in measured.values())
 
 
 def test_an_unsettled_tournament_stops_at_its_limit_and_says_so(home: Path) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from arena.tournament.ratings import fit_environment
-from arena.tournament.results import Results
+from arena.tournament.results import Gathered, Results
 from arena.tournament.stats import (
     MIN_GROUPS,
     ahead,
@@ -185,6 +185,34 @@ def test_scores_in_a_wider_range_are_tested_as_their_image_in_0_to_1() -> None:
         assert at_wide.interval == pytest.approx(tuple(low + x * (high - low) for x in at_unit.interval))
     with pytest.raises(ValueError, match="cannot be tested against 0.5"):
         sequential_test([0.7], margin=0.05, low=0.6, high=1.0)
+
+
+def test_luck_adjusted_comparisons_take_out_a_share_of_the_two_seats_luck() -> None:
+    """A seat placed first at a table of three, with luck 0.3 against -0.1 and 0.0: its
+    comparisons lose 2/3 of each luck gap; a seat whose luck was not measured keeps its raw
+    score against every other."""
+    gathered = Gathered(luck=True)
+    gathered.match("scat", 0)
+    for version, placement, luck in ((1, 1, 0.3), (2, 2, -0.1), (3, 3, 0.0)):
+        gathered.seat(version, placement, 0, luck)
+    gathered.match("scat", 1)
+    for version, placement, luck in ((1, 2, math.nan), (2, 1, 0.2), (3, 3, 0.1)):
+        gathered.seat(version, placement, 0, luck)
+    wins, counts = comparisons(gathered.results(), [1, 2, 3]).total()
+    assert wins[0, 1] == pytest.approx((1 - 2 / 3 * 0.4) + 0.0)
+    assert wins[0, 2] == pytest.approx((1 - 2 / 3 * 0.3) + 1.0)
+    assert wins[1, 2] == pytest.approx((1 - 2 / 3 * -0.1) + (1 - 2 / 3 * 0.1))
+    assert (wins + wins.T)[~np.eye(3, dtype=bool)] == pytest.approx(counts[~np.eye(3, dtype=bool)])
+    raw = comparisons(Results.of([match(0, {1: 1, 2: 2, 3: 3}, 0)]), [1, 2, 3]).total()[0]
+    assert raw[0, 1] == 1.0
+
+
+def test_adjusted_wins_beyond_the_games_are_clipped_into_them() -> None:
+    counts = np.array([[0.0, 2.0], [2.0, 0.0]])
+    wins = np.array([[0.0, 2.3], [-0.3, 0.0]])  # luck-adjusted sums can leave 0..counts
+    theta = fit_strengths(wins, counts)
+    assert np.isfinite(theta).all()
+    assert theta == pytest.approx(fit_strengths(np.array([[0.0, 2.0], [0.0, 0.0]]), counts))
 
 
 def test_the_environment_is_fitted_to_the_matches() -> None:
