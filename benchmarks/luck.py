@@ -53,8 +53,9 @@ RUNGS = (0.0, 0.1, 0.2, 0.35)
 """The rungs that take turns in the seats (the ranking ladder's strongest four)."""
 CASES = (("scat", 2), ("scat", 3), ("scat", 4), ("scat", 6), ("dollar-bill", 4), ("eenendertigen", 4),
          ("no-elimination", 3), ("banking", 3), ("schwimmen", 3), ("schwimmen", 4), ("stop-the-bus", 4),
-         ("switch", 3))
-FIT_CASES = (("scat", 2), ("scat", 3), ("scat", 4), ("schwimmen", 3), ("schwimmen", 4))
+         ("switch", 3), ("fifty-one", 3), ("fifty-one-chinese", 3), ("empat-satu", 4), ("skat", 3), ("skat", 4))
+FIT_CASES = (("scat", 2), ("scat", 3), ("scat", 4), ("schwimmen", 3), ("schwimmen", 4), ("fifty-one", 3),
+             ("fifty-one-chinese", 3), ("empat-satu", 4), ("skat", 3))
 MARGIN, ALPHA, BETA, MAX_DEALS = 0.05, 0.05, 0.05, 400
 """``arena test``'s defaults."""
 
@@ -66,7 +67,9 @@ def play(job: tuple[str, int, int, tuple[float, ...], str, bool]) -> tuple[list[
     variant, players, seed, chances, name, raw = job
     rules = get_variant(variant)
     state = rules.new_match(players, seed=seed)
-    kind = ranking.FastHeuristic if rules.family.name == "thirty-one" else ranking.heuristic.widow_family.WidowBot
+    bundled = ranking.heuristic
+    kind = {"thirty-one": ranking.FastHeuristic, **bundled.relatives.FAMILIES, **bundled.widow_family.FAMILIES,
+            **bundled.skat_family.FAMILIES}[rules.family.name]
     bots = [kind(MatchInfo(name, variant, dict(state.options), s, players, {})) for s in range(players)]
     dice = [random.Random(f"{name}/{s}/explore") for s in range(players)]
     told = [0] * players

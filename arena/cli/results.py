@@ -95,8 +95,8 @@ def table(
     as_json: Json = False,
     as_csv: Csv = False,
     luck: Annotated[bool, typer.Option("--luck", help="Intervals, ranks and odds from luck-adjusted comparisons "
-                                       "(the three-card games; measured once per match and stored). Ratings "
-                                       "and placements stay as played.")] = False,
+                                       "(measured once per match and stored; they gain most in the three-card "
+                                       "games). Ratings and placements stay as played.")] = False,
 ) -> None:
     """Rank a tournament's bots by conservative TrueSkill rating (mu - 3 sigma), with how sure the order is.
 

@@ -57,9 +57,9 @@ def test(
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
     name: Annotated[str, typer.Option(help="The test's name in the database (default: "
                                       "test-NEW-BASE-VARIANT-Np).")] = "",
-    luck: Annotated[bool, typer.Option("--luck", help="Score each deal with the luck of the cards taken out "
-                                       "(the three-card games): the same verdicts with their error rates, "
-                                       "usually from fewer deals. Give it with --show too.")] = False,
+    luck: Annotated[bool, typer.Option("--luck", help="Score each deal with the luck of the cards taken out: "
+                                       "the same verdicts with their error rates, from fewer deals where the "
+                                       "cards' luck is a large part of the noise. Give it with --show too.")] = False,
     show: Annotated[bool, typer.Option("--show", help="Report the stored result; play nothing.")] = False,
     db: DbOption = DEFAULT_DB,
     workers: Workers = None,

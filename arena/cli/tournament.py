@@ -461,8 +461,8 @@ def league(
     settle: Annotated[float | None, typer.Option(help="Stop before --matches once every bot is ahead of the "
                                                  "next in the ranking at this confidence (e.g. 0.95).",
                                                  min=0.5, max=0.999)] = None,
-    luck: Annotated[bool, typer.Option("--luck", help="Judge --settle on luck-adjusted comparisons (the "
-                                       "three-card games): the same confidence, often reached sooner.")] = False,
+    luck: Annotated[bool, typer.Option("--luck", help="Judge --settle on luck-adjusted comparisons: the same "
+                                       "confidence, sooner where the cards' luck is much of the noise.")] = False,
     quiet: Quiet = False,
 ) -> None:
     """Play continuous league matches among the registered bots, rating them as it goes.

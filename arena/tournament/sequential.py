@@ -65,7 +65,8 @@ class TestPlan:
             raise RunError("margin, alpha and beta must each be between 0 and 0.5")
         get_variant(self.variant).check_players(self.players)
         if self.luck and not supported(self.variant):
-            raise RunError(f"{self.variant} has no luck estimate yet: test it without --luck")
+            raise RunError(f"{self.variant} has no luck estimate (its rules come from a plugin): test it "
+                           "without --luck")
 
     @property
     def title(self) -> str:
