@@ -18,7 +18,7 @@ from arena.luck.highest import Highest
 from arena.luck.ledger import Ledger
 from arena.luck.three_cards import ThreeCards
 from arena.rules import RulesError, get_variant
-from arena.rules.game import Action
+from arena.rules.game import Action, next_move
 
 __all__ = ["BOUND", "VERSION", "WEIGHTS", "Luck", "match_luck", "supported"]
 
@@ -81,7 +81,7 @@ def match_luck(variant: str, players: int, options: Mapping[str, Any], seed: int
         watcher.after(state, 0)
         while len(state.log) < len(events):
             done = len(state.log)
-            event = events[done]
+            event = next_move(events, done)
             if event.get("event") == "action":
                 own = event.get("private", {}).get(str(event.get("seat")), {})
                 action = Action.parse(str(own.get("action", event["action"])))  # a Skat discard: its cards

@@ -32,6 +32,7 @@ __all__ = [
     "RulesError",
     "Variant",
     "check_deck",
+    "next_move",
     "rank_placements",
 ]
 
@@ -141,6 +142,17 @@ class Outcome:
             "reason": self.reason,
             "rounds": self.rounds,
         }
+
+
+def next_move(events: Sequence[Mapping[str, Any]], start: int) -> Mapping[str, Any]:
+    """In a stored log (:meth:`Event.full` dicts), the first action or forfeit from
+    ``start`` on, which a replay applies next: the engine may log events of its own before
+    the action that caused them (Fifty-One logs a reshuffle before the clear); ``{}`` when
+    there is none."""
+    for event in events[start:]:
+        if event.get("event") in ("action", "forfeit"):
+            return event
+    return {}
 
 
 def rank_placements(keys: Sequence[Any]) -> tuple[int, ...]:

@@ -17,13 +17,13 @@ match of ten deals well under a megabyte.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import msgspec
 
 from arena.rules import RulesError, get_variant
-from arena.rules.game import Action, Event
+from arena.rules.game import Action, Event, next_move
 from arena.tournament.logs import decompress_log, log_text, stored_text
 from arena.tournament.store import MatchRecord, Store
 
@@ -77,7 +77,7 @@ def _observations(store: Store, match: MatchRecord,
         views = _batch(state.log, 0, before, before)
         while len(state.log) < len(events):
             done = len(state.log)
-            event = events[done]
+            event = next_move(events, done)
             if event.get("event") == "action":
                 state.apply(Action.parse(_played(event)))
             elif event.get("event") == "forfeit":
@@ -96,7 +96,7 @@ def _observations(store: Store, match: MatchRecord,
     return [seen.changes(view) for view in views], None
 
 
-def _played(event: dict[str, Any]) -> str:
+def _played(event: Mapping[str, Any]) -> str:
     """The action a seat played: its own private text where the others saw less (a Skat
     discard is logged as ``discard`` and, for the declarer alone, with its two cards)."""
     own = event.get("private", {}).get(str(event.get("seat")), {})

@@ -113,3 +113,16 @@ def test_a_log_the_engine_would_not_play_again_has_no_luck() -> None:
     skat = played("skat", 3, 1)
     assert match_luck("skat", 3, {}, 1, skat) is not None
     assert match_luck("skat", 3, {}, 2, skat) is None
+
+
+def test_a_reshuffle_logged_before_the_clear_that_caused_it_is_played_again() -> None:
+    """Fifty-One logs the reshuffle of a short stock before the clear that needed it."""
+    state = get_variant("fifty-one").new_match(3, seed=0)
+    dice = random.Random(0)
+    while not state.is_over:  # clear whenever allowed, never stop: the stock runs short
+        legal = state.legal_actions()
+        clears = [a for a in legal if a.kind == "clear"]
+        state.apply(clears[0] if clears else dice.choice([a for a in legal if "stop" not in a.text] or legal))
+    events = [event.full() for event in state.log]
+    assert any(e["event"] == "reshuffle" for e in events)
+    assert match_luck("fifty-one", 3, {}, 0, events) is not None

@@ -3,6 +3,7 @@ log comes out equal to the stored one, however that log was written."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import zlib
@@ -67,3 +68,21 @@ def test_the_stored_text_is_recognised_byte_for_byte_and_another_encoders_is_not
     assert _same_text(played, compress_log(played))
     assert not _same_text(played, zlib.compress(json.dumps(played).encode()))
     assert not _same_text(played[:-1], compress_log(played))
+
+
+def test_a_reshuffle_logged_before_the_clear_that_caused_it_is_replayed(tmp_path: Path) -> None:
+    """Fifty-One logs the reshuffle of a short stock before the clear that needed it: the
+    replay applies the clear there (it showed the log alone before)."""
+    state = get_variant("fifty-one").new_match(3, seed=0)
+    dice = random.Random(0)
+    while not state.is_over:  # clear whenever allowed, never stop: the stock runs short
+        legal = state.legal_actions()
+        clears = [a for a in legal if a.kind == "clear"]
+        state.apply(clears[0] if clears else dice.choice([a for a in legal if "stop" not in a.text] or legal))
+    events = [event.full() for event in state.log]
+    assert any(e["event"] == "reshuffle" for e in events)
+    record = dataclasses.replace(_record(0, compress_log(events)), variant="fifty-one")
+    Store(tmp_path / "arena.db").close()
+    with ReadOnlyStore(tmp_path / "arena.db") as store:
+        steps = replay_steps(store, record)
+    assert steps["observed"] and steps["note"] is None
