@@ -212,7 +212,7 @@ def bias(matches: int, workers: int) -> bool:
 def sprt(deals: int, workers: int) -> None:
     """Heads-up Scat: tests run one after another through a bank of deals (both seat
     rotations each), scored raw and adjusted, for a real gain and for two equal bots."""
-    pairs = ((0.1, 0.35), (0.2, 0.2))
+    pairs = ((0.1, 0.35), (0.2, 0.35), (0.2, 0.2))
     rows = []
     for new, base in pairs:
         jobs = [("scat", 2, ranking.seed_of("luck-sprt", new, base, d), chances, f"sprt-{new}-{base}-{d}-{r}", False)

@@ -368,8 +368,9 @@ def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05,
     if not width > 0 or not low <= 0.5 <= high:
         raise ValueError(f"scores in {low}..{high} cannot be tested against 0.5")
     level_score = (0.5 - low) / width
-    for_better = _Bet(level_score, 1.0)
-    for_not_better = _Bet(level_score + margin / width, -1.0)
+    prior = 0.25 / width ** 2  # the pseudo-deal's spread: that of a 0..1 score, in the rescaled units
+    for_better = _Bet(level_score, 1.0, prior)
+    for_not_better = _Bet(level_score + margin / width, -1.0, prior)
     verdict, n = "undecided", 0
     for x in scores:
         n += 1
@@ -383,7 +384,7 @@ def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05,
             break
     seen = list(scores[:n])
     level = max(1 - alpha - beta, 0.5)
-    lower, upper = confidence_sequence([(x - low) / width for x in seen], level)
+    lower, upper = confidence_sequence([(x - low) / width for x in seen], level, prior)
     return SequentialTest(
         n, sum(seen) / n if n else 0.5, (low + lower * width, low + upper * width), level,
         sum(1 for x in seen if abs(x - 0.5) < 1e-9), for_better.wealth, for_not_better.wealth, 1 / alpha, 1 / beta,
@@ -392,17 +393,19 @@ def sequential_test(scores: Sequence[float], margin: float, alpha: float = 0.05,
 
 class _Bet:
     """Wealth of a bet on deal scores ``x`` against the mean ``m``: ``side`` +1 bets the mean
-    is above ``m`` (each deal multiplies the wealth by 1 + stake * (x - m)), -1 below."""
+    is above ``m`` (each deal multiplies the wealth by 1 + stake * (x - m)), -1 below.  The
+    stakes start from one pseudo-deal at 0.5 with variance ``prior`` (any prior keeps the
+    error rates: the stakes only ever use the deals before them)."""
 
-    def __init__(self, m: float, side: float) -> None:
-        self.m, self.side = m, side
+    def __init__(self, m: float, side: float, prior: float = 0.25) -> None:
+        self.m, self.side, self.prior = m, side, prior
         self.wealth = 1.0
-        self.n, self.total, self.squares = 1, 0.5, 0.25  # one pseudo-deal at 0.5 +- 0.5
+        self.n, self.total, self.squares = 1, 0.5, 0.25  # one pseudo-deal at 0.5
         self.most = CAP / (m if side > 0 else 1 - m)  # the stake that could lose all on the worst deal, capped
 
     def add(self, x: float) -> None:
         mean = self.total / self.n
-        variance = max(self.squares / self.n - mean * mean, 0.0) + 0.25 / self.n
+        variance = max(self.squares / self.n - mean * mean, 0.0) + self.prior / self.n
         edge = self.side * (mean - self.m)
         stake = min(max(edge / (variance + edge * edge), 0.0), self.most)
         self.wealth *= 1 + stake * self.side * (x - self.m)
@@ -413,18 +416,19 @@ GRID: Final = 1000
 """Candidate means of the confidence sequence (its resolution: 0.001)."""
 
 
-def confidence_sequence(scores: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """The means not ruled out at ``level`` by the scores so far, at any stopping time:
-    the hedged betting confidence sequence of Waudby-Smith and Ramdas (2023, Theorem 3)
-    with their predictable plug-in stakes, intersected over time (0 to 1 before any deal)."""
+def confidence_sequence(scores: Sequence[float], level: float = 0.95, prior: float = 0.25) -> tuple[float, float]:
+    """The means not ruled out at ``level`` by the scores (in 0..1) so far, at any stopping
+    time: the hedged betting confidence sequence of Waudby-Smith and Ramdas (2023, Theorem 3)
+    with their predictable plug-in stakes, from a pseudo-deal of variance ``prior``,
+    intersected over time (0 to 1 before any deal)."""
     n = len(scores)
     if n == 0:
         return 0.0, 1.0
     x = np.asarray(scores, dtype=float)
     steps = np.arange(1, n + 1)
     means = (0.5 + np.cumsum(x)) / (steps + 1)
-    variances = (0.25 + np.cumsum((x - means) ** 2)) / (steps + 1)
-    before = np.concatenate(([0.25], variances[:-1]))  # each deal's stake knows only the deals before it
+    variances = (prior + np.cumsum((x - means) ** 2)) / (steps + 1)
+    before = np.concatenate(([prior], variances[:-1]))  # each deal's stake knows only the deals before it
     alpha = 1 - level
     plug_in = np.sqrt(2 * math.log(2 / alpha) / (before * steps * np.log1p(steps)))
     m = (np.arange(GRID) + 0.5) / GRID
