@@ -44,7 +44,7 @@ from tabulate import tabulate
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ranking  # noqa: E402
 
-from arena.luck import WEIGHTS, match_luck  # noqa: E402
+from arena.luck import KINDS, match_luck  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 from arena.sdk import MatchInfo  # noqa: E402
 from arena.tournament.stats import sequential_test  # noqa: E402
@@ -54,8 +54,11 @@ RUNGS = (0.0, 0.1, 0.2, 0.35)
 CASES = (("scat", 2), ("scat", 3), ("scat", 4), ("scat", 6), ("dollar-bill", 4), ("eenendertigen", 4),
          ("no-elimination", 3), ("banking", 3), ("schwimmen", 3), ("schwimmen", 4), ("stop-the-bus", 4),
          ("switch", 3), ("fifty-one", 3), ("fifty-one-chinese", 3), ("empat-satu", 4), ("skat", 3), ("skat", 4))
-FIT_CASES = (("scat", 2), ("scat", 3), ("scat", 4), ("schwimmen", 3), ("schwimmen", 4), ("fifty-one", 3),
-             ("fifty-one-chinese", 3), ("empat-satu", 4), ("skat", 3))
+FIT_CASES = (("scat", 2), ("scat", 3), ("scat", 4), ("scat-trips", 3), ("dollar-bill", 4), ("eenendertigen", 4),
+             ("california-quick", 3), ("west-lansing", 3), ("no-elimination", 3), ("banking", 3), ("schwimmen", 3),
+             ("schwimmen", 4), ("stop-the-bus", 4), ("switch", 3), ("fifty-one", 3), ("fifty-one-chinese", 3),
+             ("empat-satu", 4), ("skat", 3), ("skat", 4))
+"""Every built-in variant, at the table sizes its weights are fitted on."""
 MARGIN, ALPHA, BETA, MAX_DEALS = 0.05, 0.05, 0.05, 400
 """``arena test``'s defaults."""
 
@@ -104,7 +107,7 @@ def play(job: tuple[str, int, int, tuple[float, ...], str, bool]) -> tuple[list[
 
 
 def _kinds(variant: str) -> tuple[str, ...]:
-    return tuple(WEIGHTS[get_variant(variant).family.name])
+    return KINDS[get_variant(variant).family.name]
 
 
 def jobs_for(variant: str, players: int, matches: int, purpose: str, raw: bool,
@@ -252,8 +255,8 @@ def sprt(deals: int, workers: int) -> None:
 
 
 def fit(matches: int, workers: int) -> None:
-    """Least-squares weights per family from training matches, printed."""
-    by_family: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    """Least-squares weights per variant from training matches, printed as the code holds them."""
+    by_variant: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     for variant, players in FIT_CASES:
         kinds = _kinds(variant)
         jobs = jobs_for(variant, players, matches, "luck-train", True)
@@ -262,14 +265,16 @@ def fit(matches: int, workers: int) -> None:
         results = np.array([d[0] for d in done]).reshape(-1)
         parts = np.array([[d[1][k][s] for k in kinds] for d in done for s in range(players)])
         data = centred(np.column_stack([results, parts]), rungs)
-        by_family.setdefault(get_variant(variant).family.name, []).append((data[:, 1:], data[:, 0]))
-    for family, blocks in by_family.items():
+        by_variant.setdefault(variant, []).append((data[:, 1:], data[:, 0]))
+    print("WEIGHTS = {")
+    for variant, blocks in by_variant.items():
         x = np.vstack([b[0] for b in blocks])
         y = np.concatenate([b[1] for b in blocks])
         weights, *_ = np.linalg.lstsq(x, y, rcond=None)
         left = (y - x @ weights).var() / y.var()
-        named = {k: round(float(w), 3) for k, w in zip(WEIGHTS[family], weights)}
-        print(f"{family}: {named}  (variance left on the training matches: {left:.3f})")
+        named = {k: round(max(float(w), 0.0), 3) for k, w in zip(_kinds(variant), weights)}
+        print(f"    {variant!r}: {named},  # variance left on the training matches: {left:.3f}")
+    print("}")
 
 
 def main() -> int:
