@@ -90,6 +90,10 @@ def test(
             if result is None:
                 raise fail(f"no test {plan.title!r} in {db}: run it first (without --show)")
             typer.echo(f"{plan.title}: {_line(result)}")
+            played_with = (store.tournament_spec(plan.title) or {}).get("test", {}).get("luck", False)
+            if played_with != plan.luck:
+                typer.echo(f"(scored {'with' if luck else 'without'} the luck taken out, as asked: the test was "
+                           f"played {'with' if played_with else 'without'} --luck, and its verdict is that one)")
             if alike := _alike(result):
                 typer.echo(alike)
             return

@@ -186,7 +186,7 @@ def run_and_report(tournament: str, db: Path, *, workers: int | None, concurrenc
     if settled is not None and spec.settle is not None:
         typer.echo(_settled_line(settled, spec.settle.confidence, spec.settle.max_matches))
     typer.echo("")
-    print_table(db, spec.name)
+    print_table(db, spec.name, luck=spec.settle is not None and spec.settle.luck)
     typer.echo(f"\nmore: arena table -t {spec.name} --variant V, arena crosstable -t {spec.name}, "
                f"arena show MATCH (ids: arena export -t {spec.name})")
     if summary.given_up:
@@ -471,6 +471,8 @@ def league(
     the fairest table by TrueSkill match quality.  Stop with Ctrl+C and run again to go on;
     `arena table --tournament league` shows the ranking.
     """
+    if luck and settle is None:
+        raise fail("--luck judges --settle: give --settle too (or see arena table --luck for the ranking)")
     settings = LeagueSettings(
         variant=variant, players=players, matches=matches, options=parse_option_pairs(option or []),
         time=TimeControl(move_ms=move_ms), require=tuple(r.strip() for r in require.split(",") if r.strip()),
@@ -486,7 +488,7 @@ def league(
         typer.echo(f"settled at {100 * settle:g}%: stopped early" if summary.settled
                    else f"not settled at {100 * settle:g}% within {counted(matches, 'match')}")
     typer.echo("")
-    print_table(db, LEAGUE, variant)
+    print_table(db, LEAGUE, variant, luck=luck)
 
 
 @app.command("key")

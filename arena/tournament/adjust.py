@@ -29,22 +29,22 @@ def spread(players: int) -> float:
     return 2 * BOUND * (players - 1) / players
 
 
-def _measured(store: Store, match: MatchRecord) -> tuple[float, ...] | None:
-    seed = store.match_seed(match)
-    if seed is None or not match.log or not supported(match.variant):
-        return None
-    found = match_luck(match.variant, len(match.seats), match.options, seed, decompress_log(match.log))
-    return None if found is None else found.seats
-
-
 def measure_luck(store: Store, tournament: str, variant: str | None = None,
                  progress: Callable[[int], None] | None = None) -> int:
     """Measure and store the luck of every match of ``tournament`` not yet measured by this
-    arena's estimate; returns how many were measured."""
+    arena's estimate; returns how many were stored.  A match whose deal key is not in this
+    database is left for later (the key may come); one the estimate cannot measure is
+    marked so."""
     done = 0
     pending: list[tuple[str, str, tuple[float, ...] | None]] = []
     for match in store.unmeasured(tournament, VERSION, variant):
-        pending.append((match.id, VERSION, _measured(store, match)))
+        seed = store.match_seed(match)
+        if seed is None:
+            continue
+        found = None
+        if match.log and supported(match.variant):
+            found = match_luck(match.variant, len(match.seats), match.options, seed, decompress_log(match.log))
+        pending.append((match.id, VERSION, None if found is None else found.seats))
         if len(pending) >= BATCH:
             store.save_luck(pending)
             done += len(pending)

@@ -153,6 +153,10 @@ def run_test(plan: TestPlan, store: Store, observer: Observer, report: Callable[
              executor: Executor | None = None) -> SequentialTest:
     """Play batches of deals until the test decides or ``max_deals`` are played."""
     stored = store.tournament_spec(plan.title) or {}
+    played_with = stored.get("test", {}).get("luck", False)
+    if stored.get("test") and played_with != plan.luck:  # one test, one scoring: else two tries at alpha
+        raise RunError(f"{plan.title} was played {'with' if played_with else 'without'} --luck: go on "
+                       f"{'with' if played_with else 'without'} it, or start another test (--name)")
     deals = max(int(stored.get("deals", 0)), plan.batch)
     book = LuckBook(store, plan.title)
     while True:

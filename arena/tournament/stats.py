@@ -68,6 +68,8 @@ MIN_GROUPS: Final = 10
 interval, rank range or separation is claimed from them."""
 _PRIOR: Final = 1.0
 """Virtual comparisons against an average player: one win and one loss each."""
+_FLOOR: Final = 1e-3
+"""The least total wins a fit uses: luck-adjusted totals can fall below zero."""
 _ITERATIONS: Final = 400
 _TOLERANCE: Final = 1e-9
 
@@ -149,14 +151,14 @@ def _positions(found: npt.NDArray[np.int64], versions: Sequence[int]) -> npt.NDA
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
     """Bradley-Terry strengths (mean 0) for summed ``wins``/``counts`` of shape
-    ``(..., n, n)``: one fit per leading index, all at once.  Luck-adjusted wins can fall
-    outside ``0..counts`` in a small sample; they are clipped into it (a model of chances
-    has no meaning for more wins than games)."""
+    ``(..., n, n)``: one fit per leading index, all at once.  The iteration reads each
+    version's total wins only; luck-adjusted wins may leave ``0..counts`` pair by pair,
+    which is kept (cutting them would pull a dominant bot towards even), and only a total
+    that the prior cannot keep positive is floored."""
     n = wins.shape[-1]
     if n == 0:
         return np.zeros(wins.shape[:-1])
-    wins = np.clip(wins, 0.0, counts)
-    won = wins.sum(axis=-1) + _PRIOR
+    won = np.maximum(wins.sum(axis=-1) + _PRIOR, _FLOOR)
     p = np.ones(wins.shape[:-1])
     for _ in range(_ITERATIONS):
         pairs = counts / (p[..., :, None] + p[..., None, :])

@@ -84,6 +84,8 @@ def _observations(store: Store, match: MatchRecord,
                 state.forfeit(int(event["seat"]))
             else:
                 break  # the engine would have logged this itself: the logs differ
+            if len(state.log) == done:
+                break  # a forfeit the engine ignores: the logs differ
             after = [state.observe(s) for s in range(state.players)]
             views += _batch(state.log, done, before, after)
             before = after

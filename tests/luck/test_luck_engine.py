@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -126,3 +128,16 @@ def test_a_reshuffle_logged_before_the_clear_that_caused_it_is_played_again() ->
     events = [event.full() for event in state.log]
     assert any(e["event"] == "reshuffle" for e in events)
     assert match_luck("fifty-one", 3, {}, 0, events) is not None
+
+
+def test_a_forfeit_the_engine_ignores_ends_the_replay_instead_of_looping() -> None:
+    """A stored forfeit after the match ended leaves the engine's log as it was: the replay
+    must give up, not apply it forever (run apart, with a budget a replay of milliseconds
+    cannot miss)."""
+    events = played("scat", 3, 1)
+    stray = [*events, {"event": "forfeit", "seat": 0}]
+    code = ("import json, sys; from arena.luck import match_luck; "
+            "print(match_luck('scat', 3, {}, 1, json.load(sys.stdin)))")
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(stray), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "None", done.stderr

@@ -53,11 +53,15 @@ def test_a_test_scored_with_the_luck_taken_out_decides_and_shows_again(home: Pat
     assert "heuristic is better than random" in first.stdout
     line = next(x for x in first.stdout.splitlines() if x.startswith("test-heuristic-random-scat-2p: deals "))
     assert arena("test", "heuristic", "random", "--luck", "--db", db, "--show").stdout.strip() == line
-    raw = arena("test", "heuristic", "random", "--db", db, "--show").stdout.strip()
-    assert raw.startswith("test-heuristic-random-scat-2p: deals ") and raw != line  # the same deals, scored raw
+    raw = arena("test", "heuristic", "random", "--db", db, "--show").stdout.strip().splitlines()
+    assert raw[0].startswith("test-heuristic-random-scat-2p: deals ") and raw[0] != line  # the same deals, raw
+    assert raw[1].startswith("(scored without the luck taken out, as asked: the test was played with --luck")
     with Store(db) as store:
         kept = store.tournament_spec("test-heuristic-random-scat-2p") or {}
     assert kept["test"]["luck"] is True
+    switched = arena("test", "heuristic", "random", "--max-deals", "200", "--db", db, "-q")  # go on, scored raw
+    assert switched.returncode == 2
+    assert "test-heuristic-random-scat-2p was played with --luck: go on with it" in switched.stderr
 
 
 @pytest.mark.parametrize(

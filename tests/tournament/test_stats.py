@@ -208,12 +208,15 @@ def test_luck_adjusted_comparisons_take_out_a_share_of_the_two_seats_luck() -> N
     assert raw[0, 1] == 1.0
 
 
-def test_adjusted_wins_beyond_the_games_are_clipped_into_them() -> None:
+def test_adjusted_wins_beyond_the_games_are_kept_and_a_negative_total_is_floored() -> None:
+    """A dominant bot's adjusted wins pass its games about half the time: cutting them
+    would pull its strength towards even, so they are kept."""
     counts = np.array([[0.0, 2.0], [2.0, 0.0]])
-    wins = np.array([[0.0, 2.3], [-0.3, 0.0]])  # luck-adjusted sums can leave 0..counts
-    theta = fit_strengths(wins, counts)
-    assert np.isfinite(theta).all()
-    assert theta == pytest.approx(fit_strengths(np.array([[0.0, 2.0], [0.0, 0.0]]), counts))
+    beyond = fit_strengths(np.array([[0.0, 2.3], [-0.3, 0.0]]), counts)
+    cut = fit_strengths(np.array([[0.0, 2.0], [0.0, 0.0]]), counts)
+    assert np.isfinite(beyond).all() and beyond[0] - beyond[1] > cut[0] - cut[1] > 0
+    floored = fit_strengths(np.array([[0.0, 4.0], [-2.0, 0.0]]), counts)  # a total below -1: no log of it
+    assert np.isfinite(floored).all() and floored[0] > floored[1]
 
 
 def test_the_environment_is_fitted_to_the_matches() -> None:
