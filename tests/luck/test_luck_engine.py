@@ -38,9 +38,10 @@ def test_every_built_in_variant_has_a_luck_estimate() -> None:
     assert all(supported(v) for v in VARIANTS) and not supported("no-such-variant")
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_every_variant_is_measured_within_the_bound(variant: str) -> None:
-    players = 3
+@pytest.mark.parametrize(("variant", "players"), [*((v, 3) for v in VARIANTS), ("scat", 2), ("scat", 7),
+                                                   ("empat-satu", 7), ("skat", 4)])
+def test_every_variant_is_measured_within_the_bound(variant: str, players: int) -> None:
+    """Three seats, and heads-up, above five (the deal's cyclic shifts) and Skat's four."""
     measured = [match_luck(variant, players, {}, seed, played(variant, players, seed), bound=0.2)
                 for seed in range(6)]
     assert all(m is not None for m in measured)
@@ -141,3 +142,17 @@ def test_a_forfeit_the_engine_ignores_ends_the_replay_instead_of_looping() -> No
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(stray), capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "None", done.stderr
+
+
+def test_a_match_with_a_forfeit_is_measured_to_its_end() -> None:
+    state = get_variant("scat").new_match(4, seed=3)
+    dice = random.Random(3)
+    for _ in range(30):
+        state.apply(dice.choice(state.legal_actions()))
+    state.forfeit(2)
+    while not state.is_over:
+        state.apply(dice.choice(state.legal_actions()))
+    events = [event.full() for event in state.log]
+    assert any(e["event"] == "forfeit" for e in events)
+    measured = match_luck("scat", 4, {}, 3, events)
+    assert measured is not None and any(measured.seats)
