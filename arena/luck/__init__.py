@@ -58,8 +58,8 @@ seeds of their own), then fixed here.  Any weights keep the estimate unbiased; g
 remove the most noise, and a variant's own rules (chips, points, brag ranks) need their
 own.  A variant without weights of its own (a plugin's preset) takes its family's first
 preset's."""
-FALLBACK: Final = {"thirty-one": "scat", "widow": "schwimmen", "fifty-one": "fifty-one",
-                   "fifty-one-chinese": "fifty-one-chinese", "empat-satu": "empat-satu", "skat": "skat"}
+_FALLBACK: Final = {"thirty-one": "scat", "widow": "schwimmen", "fifty-one": "fifty-one",
+                    "fifty-one-chinese": "fifty-one-chinese", "empat-satu": "empat-satu", "skat": "skat"}
 BOUND: Final = 0.5
 """The most luck a seat can carry in one match (a result is a share in 0..1)."""
 
@@ -76,7 +76,6 @@ class Luck:
     parts: dict[str, tuple[float, ...]]
     skipped: int = 0
     """Seat terms left out to keep every seat within :data:`BOUND`."""
-    version: str = VERSION
 
 
 def supported(variant: str) -> bool:
@@ -90,7 +89,7 @@ def supported(variant: str) -> bool:
 def weights_of(variant: str) -> dict[str, float]:
     """The weights ``variant``'s luck is measured with."""
     rules = get_variant(variant)
-    return WEIGHTS.get(rules.name) or WEIGHTS[FALLBACK[rules.family.name]]
+    return WEIGHTS.get(rules.name) or WEIGHTS[_FALLBACK[rules.family.name]]
 
 
 def match_luck(variant: str, players: int, options: Mapping[str, Any], seed: int | bytes,

@@ -31,7 +31,8 @@ __all__ = ["HAND_SIZES", "Highest", "skat_strength"]
 
 HAND_SIZES: Final = {"fifty-one": 5, "fifty-one-chinese": 5, "empat-satu": 4, "skat": 10}
 TEMPERATURES: Final = {"deal": 0.15, "draw": 0.1}
-"""Of the soft maximum (strength units, 0..1), per kind of event."""
+"""Of the soft maximum (strength units, 0..1), per kind of event: set once, by judgement,
+before any evaluation (the weights then scale what each kind contributes)."""
 SAMPLE: Final = 4000
 """Hands in the fixed sample that strengths are read against."""
 

@@ -25,12 +25,12 @@ from arena.luck.ledger import Ledger
 from arena.luck.values import after_loss, hand_ranks, seat_values
 from arena.rules.game import Action, Event, MatchState
 
-__all__ = ["ALL_ORDERS_UP_TO", "KINDS", "TEMPERATURES", "ThreeCards"]
+__all__ = ["ALL_ORDERS_UP_TO", "TEMPERATURES", "ThreeCards"]
 
-KINDS: Final = ("deal", "draw", "last draw")
 TEMPERATURES: Final = {"deal": 0.3, "draw": 0.5, "last draw": 0.05}
 """Of the soft minimum that finds the round's likely loser, per kind of event (strength
-units, 0..1): chosen on training matches (``benchmarks/luck.py --fit``), then fixed."""
+units, 0..1): picked from a few values on Scat matches of training seeds (before any
+evaluation), then fixed."""
 
 ALL_ORDERS_UP_TO: Final = 5
 """Tables up to this size average the deal over every assignment of the hands (120 at

@@ -11,8 +11,6 @@ which is as unbiased.  Placements, and so ratings and who won, never change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from arena.luck import BOUND, VERSION, match_luck, supported
 from arena.tournament.logs import decompress_log
 from arena.tournament.store import MatchRecord, Store
@@ -29,8 +27,7 @@ def spread(players: int) -> float:
     return 2 * BOUND * (players - 1) / players
 
 
-def measure_luck(store: Store, tournament: str, variant: str | None = None,
-                 progress: Callable[[int], None] | None = None) -> int:
+def measure_luck(store: Store, tournament: str, variant: str | None = None) -> int:
     """Measure and store the luck of every match of ``tournament`` not yet measured by this
     arena's estimate; returns how many were stored.  A match whose deal key is not in this
     database is left for later (the key may come); one the estimate cannot measure is
@@ -49,8 +46,6 @@ def measure_luck(store: Store, tournament: str, variant: str | None = None,
             store.save_luck(pending)
             done += len(pending)
             pending = []
-            if progress:
-                progress(done)
     if pending:
         store.save_luck(pending)
         done += len(pending)
