@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from arena.luck.follower import Follower
 from arena.luck.highest import Highest
 from arena.luck.ledger import Ledger
 from arena.luck.three_cards import ThreeCards
@@ -63,7 +64,7 @@ _FALLBACK: Final = {"thirty-one": "scat", "widow": "schwimmen", "fifty-one": "fi
 BOUND: Final = 0.5
 """The most luck a seat can carry in one match (a result is a share in 0..1)."""
 
-_FAMILIES: Final[dict[str, type[ThreeCards] | type[Highest]]] = {
+_FAMILIES: Final[dict[str, type[Follower]]] = {
     "thirty-one": ThreeCards, "widow": ThreeCards, "fifty-one": Highest, "fifty-one-chinese": Highest,
     "empat-satu": Highest, "skat": Highest}
 

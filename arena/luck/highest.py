@@ -24,8 +24,9 @@ from itertools import combinations, permutations
 from typing import Any, Final
 
 from arena.cards import Card, new_deck, parse_cards
+from arena.luck.follower import Follower
 from arena.luck.ledger import Ledger
-from arena.rules.game import Action, Event, Family, MatchState
+from arena.rules.game import Event, Family, MatchState
 
 __all__ = ["HAND_SIZES", "Highest", "skat_strength"]
 
@@ -70,10 +71,11 @@ def skat_strength(cards: Sequence[Card]) -> float:
     return score / 30
 
 
-class Highest:
-    """Follows one match through its replay and enters each chance event in the ledger."""
+class Highest(Follower):
+    """Follows a match of the games the best hand wins."""
 
     def __init__(self, state: MatchState, ledger: Ledger) -> None:
+        super().__init__(state, ledger)
         family = state.variant.family
         self.size = HAND_SIZES[family.name]
         if family.name == "skat":
@@ -83,26 +85,10 @@ class Highest:
             if key not in _RANKS:
                 _RANKS[key] = _Ranks(family, state.options, self.size)
             self.strength = _RANKS[key].of
-        self.ledger = ledger
-        self.players = state.players
-        self.drawing: tuple[int, list[Card]] | None = None
 
-    def before(self, state: MatchState, action: Action) -> None:
-        """Note what a draw could give before it gives it."""
-        if action.kind == "draw":
-            seat = state.to_move
-            assert seat is not None
-            self.drawing = seat, state.stock.unseen()  # type: ignore[attr-defined]
-
-    def after(self, state: MatchState, start: int) -> None:
-        """Enter the events logged from ``start`` on: a draw just made, then any new deal."""
-        if self.drawing is not None:
-            seat, candidates = self.drawing
-            self.drawing = None
-            self._draw(state, seat, candidates)
-        for event in state.log[start:]:
-            if event.kind == "deal":
-                self._deal(event)
+    def _seen(self, event: Event) -> None:
+        if event.kind == "deal":
+            self._deal(event)
 
     def _values(self, strengths: Sequence[float], temperature: float) -> list[float]:
         """Each seat's chance of the best hand: a soft maximum."""

@@ -21,9 +21,10 @@ from itertools import permutations
 from typing import Any, Final
 
 from arena.cards import Card, parse_cards
+from arena.luck.follower import Follower
 from arena.luck.ledger import Ledger
 from arena.luck.values import after_loss, hand_ranks, seat_values
-from arena.rules.game import Action, Event, MatchState
+from arena.rules.game import Event, MatchState
 
 __all__ = ["ALL_ORDERS_UP_TO", "TEMPERATURES", "ThreeCards"]
 
@@ -37,37 +38,22 @@ ALL_ORDERS_UP_TO: Final = 5
 five); larger ones over the cyclic shifts."""
 
 
-class ThreeCards:
-    """Follows one match through its replay and enters each chance event in the ledger."""
+class ThreeCards(Follower):
+    """Follows a match of the three-card games."""
 
     def __init__(self, state: MatchState, ledger: Ledger) -> None:
+        super().__init__(state, ledger)
         options = state.options
         self.ranks = hand_ranks(state.variant.family, options)
-        self.ledger = ledger
-        self.players = state.players
         self.floor = 0 if options.get("free_ride", True) else 1
         self.lives = options.get("scoring", "lives") == "lives"
         self.standing: Mapping[str, Any] = {}
-        self.drawing: tuple[int, list[Card]] | None = None
 
-    def before(self, state: MatchState, action: Action) -> None:
-        """Note what a draw could give before it gives it."""
-        if action.kind == "draw":
-            seat = state.to_move
-            assert seat is not None
-            self.drawing = seat, state.stock.unseen()  # type: ignore[attr-defined]
-
-    def after(self, state: MatchState, start: int) -> None:
-        """Enter the events logged from ``start`` on: a draw just made, then any new deal."""
-        if self.drawing is not None:
-            seat, candidates = self.drawing
-            self.drawing = None
-            self._draw(state, seat, candidates)
-        for event in state.log[start:]:
-            if event.kind == "round_start":
-                self.standing = event.public
-            elif event.kind == "deal":
-                self._deal(event)
+    def _seen(self, event: Event) -> None:
+        if event.kind == "round_start":
+            self.standing = event.public  # the lives the next deal is played for
+        elif event.kind == "deal":
+            self._deal(event)
 
     def _left(self, seats: Sequence[int], lives: Sequence[int] | None) -> tuple[int, ...] | None:
         """Lives left before each seat is out, or None in games without lives."""
