@@ -68,8 +68,6 @@ MIN_GROUPS: Final = 10
 interval, rank range or separation is claimed from them."""
 _PRIOR: Final = 1.0
 """Virtual comparisons against an average player: one win and one loss each."""
-_FLOOR: Final = 1e-3
-"""The least total wins a fit uses: luck-adjusted totals can fall below zero."""
 _ITERATIONS: Final = 400
 _TOLERANCE: Final = 1e-9
 
@@ -151,14 +149,15 @@ def _positions(found: npt.NDArray[np.int64], versions: Sequence[int]) -> npt.NDA
 
 def fit_strengths(wins: Array, counts: Array) -> Array:
     """Bradley-Terry strengths (mean 0) for summed ``wins``/``counts`` of shape
-    ``(..., n, n)``: one fit per leading index, all at once.  The iteration reads each
-    version's total wins only; luck-adjusted wins may leave ``0..counts`` pair by pair,
-    which is kept (cutting them would pull a dominant bot towards even), and only a total
-    that the prior cannot keep positive is floored."""
+    ``(..., n, n)``: one fit per leading index, all at once.  Luck-adjusted wins can leave
+    ``0..counts``: a pair's wins are cut to its games (more wins than games have no chance
+    of happening under the model, and the fit would run off to infinity, prior and all),
+    which is the most a raw record can show: the cut only ever meets a pair that one side
+    won (nearly) outright, whose strength gap the prior sets anyway."""
     n = wins.shape[-1]
     if n == 0:
         return np.zeros(wins.shape[:-1])
-    won = np.maximum(wins.sum(axis=-1) + _PRIOR, _FLOOR)
+    won = np.clip(wins, 0.0, counts).sum(axis=-1) + _PRIOR
     p = np.ones(wins.shape[:-1])
     for _ in range(_ITERATIONS):
         pairs = counts / (p[..., :, None] + p[..., None, :])

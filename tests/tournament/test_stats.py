@@ -208,15 +208,16 @@ def test_luck_adjusted_comparisons_take_out_a_share_of_the_two_seats_luck() -> N
     assert raw[0, 1] == 1.0
 
 
-def test_adjusted_wins_beyond_the_games_are_kept_and_a_negative_total_is_floored() -> None:
-    """A dominant bot's adjusted wins pass its games about half the time: cutting them
-    would pull its strength towards even, so they are kept."""
-    counts = np.array([[0.0, 2.0], [2.0, 0.0]])
-    beyond = fit_strengths(np.array([[0.0, 2.3], [-0.3, 0.0]]), counts)
-    cut = fit_strengths(np.array([[0.0, 2.0], [0.0, 0.0]]), counts)
-    assert np.isfinite(beyond).all() and beyond[0] - beyond[1] > cut[0] - cut[1] > 0
-    floored = fit_strengths(np.array([[0.0, 4.0], [-2.0, 0.0]]), counts)  # a total below -1: no log of it
-    assert np.isfinite(floored).all() and floored[0] > floored[1]
+def test_adjusted_wins_beyond_the_games_are_cut_to_them_so_the_fit_stays_finite() -> None:
+    """A bot that won every game, with luck against it, has adjusted wins beyond its games:
+    uncut, the fit ran off to infinity (the prior cannot hold it) and a settled stop on
+    adjusted comparisons never came; cut, it is the raw record of winning them all."""
+    counts = np.array([[0.0, 12.0], [12.0, 0.0]])
+    beyond = fit_strengths(np.array([[0.0, 15.0], [-3.0, 0.0]]), counts)
+    all_won = fit_strengths(np.array([[0.0, 12.0], [0.0, 0.0]]), counts)
+    assert np.isfinite(beyond).all() and beyond == pytest.approx(all_won) and beyond[0] - beyond[1] < 10
+    inside = fit_strengths(np.array([[0.0, 9.5], [2.5, 0.0]]), counts)  # within the games: as given
+    assert 0 < inside[0] - inside[1] < all_won[0] - all_won[1]
 
 
 def test_the_environment_is_fitted_to_the_matches() -> None:
