@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 import pytest
+from played import clearing_fifty_one
 
 from arena.cards import Card, new_deck
 from arena.luck import BOUND, match_luck, supported
@@ -120,13 +121,7 @@ def test_a_log_the_engine_would_not_play_again_has_no_luck() -> None:
 
 def test_a_reshuffle_logged_before_the_clear_that_caused_it_is_played_again() -> None:
     """Fifty-One logs the reshuffle of a short stock before the clear that needed it."""
-    state = get_variant("fifty-one").new_match(3, seed=0)
-    dice = random.Random(0)
-    while not state.is_over:  # clear whenever allowed, never stop: the stock runs short
-        legal = state.legal_actions()
-        clears = [a for a in legal if a.kind == "clear"]
-        state.apply(clears[0] if clears else dice.choice([a for a in legal if "stop" not in a.text] or legal))
-    events = [event.full() for event in state.log]
+    events = clearing_fifty_one(0)
     assert any(e["event"] == "reshuffle" for e in events)
     assert match_luck("fifty-one", 3, {}, 0, events) is not None
 

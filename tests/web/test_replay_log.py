@@ -10,6 +10,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from played import clearing_fifty_one
+
 from arena.rules import get_variant
 from arena.tournament.logs import compress_log
 from arena.tournament.store import MatchRecord, SeatRecord, Store
@@ -73,13 +75,7 @@ def test_the_stored_text_is_recognised_byte_for_byte_and_another_encoders_is_not
 def test_a_reshuffle_logged_before_the_clear_that_caused_it_is_replayed(tmp_path: Path) -> None:
     """Fifty-One logs the reshuffle of a short stock before the clear that needed it: the
     replay applies the clear there (it showed the log alone before)."""
-    state = get_variant("fifty-one").new_match(3, seed=0)
-    dice = random.Random(0)
-    while not state.is_over:  # clear whenever allowed, never stop: the stock runs short
-        legal = state.legal_actions()
-        clears = [a for a in legal if a.kind == "clear"]
-        state.apply(clears[0] if clears else dice.choice([a for a in legal if "stop" not in a.text] or legal))
-    events = [event.full() for event in state.log]
+    events = clearing_fifty_one(0)
     assert any(e["event"] == "reshuffle" for e in events)
     record = dataclasses.replace(_record(0, compress_log(events)), variant="fifty-one")
     Store(tmp_path / "arena.db").close()
