@@ -15,13 +15,13 @@ the auction by hand evaluation, every card by perfect-information Monte Carlo se
 from __future__ import annotations
 
 import random
-import time
 import traceback
 import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from advice import ScatAdvisor, Situation
+from budget import Budget, budget_for
 from infoset import Knowledge, read_round
 from opponents import KnockModel
 from pimc import Utility, pick, search
@@ -31,12 +31,9 @@ from skat_player import SkatPlayer
 from arena.rules import Action, get_variant
 from arena.sdk import MatchInfo, hookimpl
 
-THINK_FRACTION = 0.4
-"""Share of ``move_ms`` a decision may use: the rest absorbs pipe latency and a busy machine."""
-MAX_THINK_S = 2.0
-"""Longest any decision thinks, however generous the time control."""
-RESERVE_S = 0.005
-"""Kept back from every budget for reading the events and sending the reply."""
+FIXED_DEALS: int | None = None
+"""With a number, every search samples exactly that many deals whatever the clock says:
+the bot then plays the same given the same match (tests and experiments set it)."""
 TURN_ENDS = ("discard", "knock", "stand", "exchange")
 """Action kinds that end a turn in the draw-and-discard family."""
 STANDINGS = ("lives", "points", "chips")
@@ -55,10 +52,8 @@ class Player:
         self.advisor = ScatAdvisor(self.policy, self.options) if isinstance(self.policy, ScatPlayout) else None
         self.opponents = KnockModel(match.seat)
         self.rng = random.Random(zlib.crc32(match.match_id.encode()) ^ match.seat)
-        self.budget_s = budget(match)
 
-    def choose(self, observation: dict[str, Any], legal: list[str]) -> str:
-        start = time.perf_counter()
+    def choose(self, observation: dict[str, Any], legal: list[str], budget: Budget) -> str:
         if len(legal) == 1:
             return legal[0]
         view = View(observation)
@@ -71,7 +66,7 @@ class Player:
         self.opponents.follow(self.match.events)
         self.policy.knock_by_seat = self.opponents.by_replayed_seat(knowledge.seats, self.policy.knock_at)
         tallies = search(self.match.rules, self.options, knowledge, candidates, self.policy,
-                         self.round_value(observation, knowledge), start + self.budget_s, self.rng)
+                         self.round_value(observation, knowledge), budget, self.rng)
         if not tallies[0].results:
             return default
         return pick(tallies, default)
@@ -110,17 +105,10 @@ def situation(knowledge: Knowledge) -> Situation:
 _player: Player | SkatPlayer | None = None
 
 
-def budget(match: MatchInfo) -> float:
-    """Seconds a decision may think: :data:`THINK_FRACTION` of ``move_ms`` (at most
-    :data:`MAX_THINK_S`) less :data:`RESERVE_S`."""
-    move_s = float(match.time.get("move_ms", 1000)) / 1000
-    return max(0.0, min(THINK_FRACTION * move_s, MAX_THINK_S) - RESERVE_S)
-
-
 def player_for(match: MatchInfo) -> Player | SkatPlayer:
     """The seat's player: Skat's (:mod:`skat_player`) or the Thirty-One families'."""
     if match.rules.family.name == "skat":
-        return SkatPlayer(match, budget(match))
+        return SkatPlayer(match)
     return Player(match)
 
 
@@ -131,12 +119,13 @@ def match_start(match: MatchInfo) -> None:
 
 
 @hookimpl
-def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo) -> str:
+def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo, time_left_ms: int) -> str:
     global _player
+    budget = budget_for(match.time, time_left_ms, FIXED_DEALS)
     if _player is None or _player.match is not match:
         _player = player_for(match)
     try:
-        action = _player.choose(observation, legal)
+        action = _player.choose(observation, legal, budget)
     except Exception:  # a bug must not forfeit the match: say what it was, play a legal action
         traceback.print_exc()
         return legal[0]

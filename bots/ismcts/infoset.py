@@ -25,13 +25,13 @@ sampled state numbers seats ``0..k-1``; :attr:`Knowledge.seats` maps them back.
 
 from __future__ import annotations
 
-import math
 import random
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from budget import Budget
 
 from arena.cards import Card, new_deck, parse_card
 from arena.rules import Action, MatchState, RulesError, Variant
@@ -457,17 +457,16 @@ def sample_state(
     value: Value | None = None,
     declined: Declined | None = None,
     declines: list[int] | None = None,
-    deadline: float = math.inf,
+    budget: Budget | None = None,
 ) -> tuple[list[Card], MatchState] | None:
     """A deal consistent with everything the seat has seen, and the round replayed on it.
 
     ``value``: see :meth:`Knowledge.sample`; ``declined`` and ``declines``: see :func:`replay`
     (``declines`` is filled from the deal returned).  A deal is kept with probability its
     likelihood (at least :data:`MIN_ACCEPT`, so that an opponent who plays unlike the model
-    cannot starve the search).  No new deal is tried after ``deadline`` (a
-    ``time.perf_counter`` time)."""
+    cannot starve the search).  No new deal is tried once ``budget`` has expired."""
     for _ in range(MAX_TRIES):
-        if time.perf_counter() >= deadline:
+        if budget is not None and budget.expired():
             return None
         deck = knowledge.sample(rng, value)
         if declines is not None:

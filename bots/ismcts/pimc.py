@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from budget import Budget, Step
 from infoset import Knowledge, sample_state
 from playout import Playout
 from redeal import Redealer
@@ -36,8 +36,6 @@ exceeds this many standard errors."""
 OVERRIDE_Z = 1.5
 """Standard errors by which the search's choice must beat the bot's default choice (in Scat
 against the baselines, 1.5 did better than 0.5, 1, 2 or 3 over the same 100 matches)."""
-MAX_DEALS = 400
-"""Deals sampled at most, however long the budget (spares a shared machine)."""
 
 Utility = Callable[[Mapping[str, Any] | None], float]
 
@@ -92,28 +90,26 @@ def search(
     candidates: Sequence[str],
     policy: Playout,
     utility: Utility,
-    deadline: float,
+    budget: Budget,
     rng: random.Random,
 ) -> list[Tally]:
-    """Evaluate ``candidates`` (action texts) until ``deadline`` (``time.perf_counter`` time).
+    """Evaluate ``candidates`` (action texts) while ``budget`` allows.
 
     Returns one :class:`Tally` per candidate, all with the same number of results (zero if
     not even one deal fitted in the time).
     """
     tallies = [Tally(text, Action.parse(text)) for text in candidates]
     declines: list[int] = []
-    first = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, declines, deadline)
+    first = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, declines, budget)
     if first is None:
         return tallies
     redealer = None
     if Redealer.serves(variant.family.name, knowledge):
         redealer = Redealer(knowledge, first[1], declines, policy, options)
-    slowest = 0.0
+    step = Step()
     deals = 0
-    while deals < MAX_DEALS:
-        began = time.perf_counter()
-        if began + slowest >= deadline:
-            break
+    while budget.allows(deals, step.cpu, step.wall):
+        step.begin()
         if deals == 0:
             state = first[1]
         elif redealer is not None:
@@ -122,7 +118,7 @@ def search(
                 break
             state = redealt
         else:
-            sampled = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, deadline=deadline)
+            sampled = sample_state(variant, options, knowledge, rng, policy.value, policy.declined, budget=budget)
             if sampled is None:
                 break
             state = sampled[1]
@@ -133,7 +129,7 @@ def search(
             played.apply(tally.action)
             tally.results.append(utility(policy.finish_round(played)))
         deals += 1
-        slowest = max(slowest, time.perf_counter() - began)
+        step.end()
         if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
             break
     return tallies

@@ -9,10 +9,10 @@ re are never said.  Whatever goes wrong, the answer is a legal action.
 from __future__ import annotations
 
 import random
-import time
 import zlib
 from typing import Any
 
+from budget import Budget
 from skat_auction import Auction
 from skat_deal import read_deal
 from skat_rollout import SkatRollout
@@ -25,15 +25,13 @@ from arena.sdk import MatchInfo
 class SkatPlayer:
     """The bot's state for one Skat match."""
 
-    def __init__(self, match: MatchInfo, budget_s: float) -> None:
+    def __init__(self, match: MatchInfo) -> None:
         self.match = match
         self.options = match.resolved_options
-        self.budget_s = budget_s
         self.auction = Auction()
         self.rng = random.Random(zlib.crc32(match.match_id.encode()) ^ match.seat)
 
-    def choose(self, observation: dict[str, Any], legal: list[str]) -> str:
-        start = time.perf_counter()
+    def choose(self, observation: dict[str, Any], legal: list[str], budget: Budget) -> str:
         plays = [a for a in legal if a.startswith("play ")]
         if not plays:
             return self.auction.choose(observation, legal)
@@ -45,7 +43,7 @@ class SkatPlayer:
         moves = candidates(known, [Action.parse(a) for a in plays])
         if len(moves) == 1:
             return moves[0].text
-        tallies, first = search(self.match.rules, self.options, known, moves, start + self.budget_s, self.rng)
+        tallies, first = search(self.match.rules, self.options, known, moves, budget, self.rng)
         if tallies[0].results:
             return choose(tallies).text
         if first is not None:  # no deal fitted in the time: the rollout policy on the one deal drawn

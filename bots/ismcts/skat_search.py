@@ -5,7 +5,7 @@ rebuild it with the engine (the first deal replays the whole deal; later ones co
 state with other hands), play each candidate card on a copy of the same deal and finish
 the deal with the rollout policy (:mod:`skat_rollout`), and score it
 (:func:`skat_rollout.deal_worth`).  Comparing the cards on the same deals cancels most of
-the luck of the deal.  The search stops at its deadline, at :data:`pimc.MAX_DEALS`, or
+the luck of the deal.  The search stops when its budget (:mod:`budget`) runs out, or
 once the leader's paired advantage over every other card is clear (:func:`pimc.clear_leader`).
 
 Cards that cannot differ are searched once (:func:`candidates`): two cards of one suit
@@ -17,12 +17,12 @@ cards).
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from budget import Budget, Step
 from infoset import MAX_TRIES, MIN_ACCEPT
-from pimc import CHECK_EVERY, MAX_DEALS, MIN_DEALS, Tally, clear_leader
+from pimc import CHECK_EVERY, MIN_DEALS, Tally, clear_leader
 from skat_deal import SkatKnowledge, redeal, replay
 from skat_rollout import SkatRollout, deal_worth
 
@@ -78,10 +78,10 @@ def search(
     options: Mapping[str, Any],
     known: SkatKnowledge,
     moves: Sequence[Action],
-    deadline: float,
+    budget: Budget,
     rng: random.Random,
 ) -> tuple[list[Tally], Any]:
-    """Evaluate the card plays ``moves`` until ``deadline`` (a ``time.perf_counter`` time).
+    """Evaluate the card plays ``moves`` while ``budget`` allows.
 
     Returns one :class:`pimc.Tally` per move, all with the same number of results, and the
     first deal's state (None if no deal was found): with no result, the rollout policy's
@@ -94,12 +94,10 @@ def search(
         return tallies, None
     policy = SkatRollout(str(known.game))
     me = known.me
-    slowest = 0.0
+    step = Step()
     deals = 0
-    while deals < MAX_DEALS:
-        began = time.perf_counter()
-        if began + slowest >= deadline:
-            break
+    while budget.allows(deals, step.cpu, step.wall):
+        step.begin()
         dealt = first if deals == 0 else sample_deal(known, rng, best)
         if dealt is None:
             break
@@ -109,7 +107,7 @@ def search(
             played.apply(tally.action)
             tally.results.append(deal_worth(policy.finish(played), me))
         deals += 1
-        slowest = max(slowest, time.perf_counter() - began)
+        step.end()
         if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
             break
     return tallies, template

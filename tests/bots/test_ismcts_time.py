@@ -3,9 +3,9 @@
 The bot's own module plays seat 0 in this process against its rollout policy, so the CPU
 time of each decision (``time.process_time``) is what the bot itself computed: unlike the
 referee's wall clock (tests/bots/test_strength_bots.py), it does not grow when other work
-shares the machine.  The bot plans on 40% of ``move_ms`` less 5 ms and stops by the wall
-clock, so its CPU time can only exceed that by the last step it started (one deal, or one
-replay of the round); :data:`SLACK` bounds that.
+shares the machine.  The bot plans on 60% of ``move_ms`` less 5 ms of CPU (the referee's
+default clock), so its CPU time can only exceed that by the last step it started (one
+deal, or one replay of the round); :data:`SLACK` bounds that.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from arena.sdk import MatchInfo
 FOLDER = Path(__file__).resolve().parents[2] / "bots" / "ismcts"
 sys.path.insert(0, str(FOLDER))
 
+from budget import think_s  # noqa: E402
 from playout import playout_for  # noqa: E402
 
 pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
@@ -60,8 +61,8 @@ def test_every_decision_keeps_to_the_budget_in_cpu_time(variant: str, players: i
         _play(bot, rules, options, policy, rng, times, walls, players, variant)
     finally:
         gc.unfreeze()
-    budget_s = bot.Player(MatchInfo("m", variant, dict(options), 0, players, {"move_ms": MOVE_MS})).budget_s
-    assert budget_s == pytest.approx(0.4 * MOVE_MS / 1000 - 0.005)
+    budget_s = think_s({"move_ms": MOVE_MS})
+    assert budget_s == pytest.approx(0.6 * MOVE_MS / 1000 - 0.005)
     assert max(times) <= budget_s + SLACK_S, f"a decision took {1000 * max(times):.0f} ms of CPU"
     # searched on the wall clock it stops by: a busy machine gives it less CPU there, never more
     assert sum(walls) / len(walls) > budget_s / 4, "the bot hardly searched: the check means nothing"
@@ -87,7 +88,7 @@ def _play(bot: Any, rules: Any, options: dict[str, Any], policy: Any, rng: rando
             seen = len(state.log)
             texts = [a.text for a in legal]
             began, wall = time.process_time(), time.perf_counter()
-            chosen = bot.choose(state.observe(0), texts, match)
+            chosen = bot.choose(state.observe(0), texts, match, MOVE_MS)
             if len(texts) > 1:
                 times.append(time.process_time() - began)
                 walls.append(time.perf_counter() - wall)

@@ -28,6 +28,7 @@ from arena.sdk import MatchInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots" / "ismcts"))
 
+from budget import Budget  # noqa: E402
 from skat_deal import SKAT, SkatKnowledge, bid_weight, read_deal, redeal, replay  # noqa: E402
 from skat_player import SkatPlayer  # noqa: E402
 from skat_search import candidates  # noqa: E402
@@ -141,7 +142,7 @@ def test_sampled_deals_respect_everything_the_seat_has_seen() -> None:
             match = MatchInfo(f"position-{seed}", "skat", dict(state.options), seat, 3, {"move_ms": 100},
                               state.events_for(seat, 0))
             legal = [a.text for a in state.legal_actions()]
-            assert SkatPlayer(match, 0.01).choose(state.observe(seat), legal) in legal
+            assert SkatPlayer(match).choose(state.observe(seat), legal, Budget(0.01, 0.01)) in legal
         checked += 1
         if checked >= POSITIONS:
             break
@@ -220,10 +221,13 @@ def _bot_choice(hands: Sequence[str], skat: str, script: Sequence[str], seat: in
     state = _position(hands, skat, script)
     match = MatchInfo("sanity", "skat", dict(SKAT_RULES.resolve()), seat, 3, {"move_ms": 1000})
     match.events.extend(state.events_for(seat, 0))
-    player = SkatPlayer(match, 0.25)
-    return player.choose(state.observe(seat), [a.text for a in state.legal_actions()])
+    player = SkatPlayer(match)
+    return player.choose(state.observe(seat), [a.text for a in state.legal_actions()], Budget.fixed(SANITY_DEALS))
 
 
+SANITY_DEALS = 120
+"""Deals a hand-made position's search samples: a fixed number, so the test does not
+depend on the machine's speed."""
 NULL_SCRIPT = ["bid 18", "pass", "pass", "hand", "declare null hand", "play Jh"]
 TRUMP_SCRIPT = ["bid 18", "pass", "pass", "pickup", "discard 7s 8s", "declare spades", "play 7h", "play Th"]
 
@@ -294,7 +298,7 @@ def test_every_card_keeps_to_the_budget_in_cpu_time() -> None:
     for seed in (21, 22):
         state: Any = SKAT_RULES.new_match(3, seed=seed, options={"rounds": 3})
         match = MatchInfo(f"cpu-{seed}", "skat", dict(state.options), 0, 3, {"move_ms": 100})
-        player = SkatPlayer(match, BUDGET_S)
+        player = SkatPlayer(match)
         rng = random.Random(seed)
         seen = 0
         while not state.is_over:
@@ -305,7 +309,7 @@ def test_every_card_keeps_to_the_budget_in_cpu_time() -> None:
             match.events.extend(state.events_for(0, seen))
             seen = len(state.log)
             began, wall = time.process_time(), time.perf_counter()
-            chosen = player.choose(state.observe(0), legal)
+            chosen = player.choose(state.observe(0), legal, Budget(BUDGET_S, 10 * BUDGET_S))
             if sum(1 for a in legal if a.startswith("play")) > 1:
                 times.append(time.process_time() - began)
                 walls.append(time.perf_counter() - wall)
