@@ -10,7 +10,8 @@ in suit games, grand and Ramsch, as the rules count them).
 playing seats and, unless the seat knows it, to the skat: each hand gets the number of
 cards it still holds, and no seat gets a card of a suit it has shown void in.  A deal is
 then weighed by how well the declarer's twelve cards (its hand, the cards it played, the
-skat) fit its bid and game (:func:`bid_weight`), and kept with that weight relative to the
+skat) fit its bid and game (:func:`bid_weight`) and how well the other seats' ten cards fit
+their calls in the auction (:func:`call_weight`), and kept with that weight relative to the
 best weight drawn so far.
 
 The deal is rebuilt with the engine on a table of three (:func:`replay`): forehand,
@@ -28,10 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infoset import MAX_TRIES, round_events
+from skat_auction import plan
 
 from arena.cards import Card, new_deck, parse_card
 from arena.rules import Action, MatchState, RulesError, Variant
-from arena.rules.skat_values import TRUMP, Contract, matadors, suit_of
+from arena.rules.skat_values import BID_VALUES, TRUMP, Contract, matadors, suit_of
 
 SKAT = -1
 """The holder key of the skat in a sampled deal."""
@@ -52,6 +54,14 @@ SHORT_TRUMP = 0.5
 :func:`null_danger`)."""
 NULL_RANKS = (5, 6, 7, 8, 9, 10, 11, 12)
 """Null's order from the lowest: 7 8 9 10 J Q K A (rank indexes)."""
+UNBACKED_CALL = 0.25
+"""Weight of a deal giving a seat that bid or held a value ten cards the hand evaluation
+(:func:`skat_auction.plan`, what most bidders do) would not take that high: unlikely, not
+ruled out (a bolder bidder, or a null or hand game the evaluation does not see)."""
+SHUNNED_CALL = 0.5
+"""Weight of a deal giving a seat that passed ten cards the evaluation would have bid or
+held at the value it refused: passing is the weaker sign (a cautious bidder passes good
+hands too)."""
 
 
 @dataclass
@@ -135,13 +145,19 @@ class SkatKnowledge:
         return suit_of(card, self.game or "grand")
 
     def weight(self, hands: Mapping[int, Sequence[Card]], skat: Sequence[Card]) -> float:
-        """How well a deal fits the auction: :func:`bid_weight` of the declarer's twelve cards
-        (1.0 when this seat is the declarer or there is none)."""
+        """How well a deal fits the auction: :func:`bid_weight` of another declarer's twelve
+        cards, times :func:`call_weight` of every other seat's ten (the declarer's bid is
+        weighed by its game instead)."""
         declarer = self.declarer
-        if declarer is None or declarer == self.me or self.contract is None:
-            return 1.0
-        ten = list(hands[declarer]) + self.played[declarer]
-        return bid_weight(ten + list(skat), ten, self.contract, self.bid)
+        weight = 1.0
+        calls = auction_calls(self.history)
+        for seat in self.others():
+            ten = list(hands[seat]) + self.played[seat]
+            if seat == declarer and self.contract is not None:
+                weight *= bid_weight(ten + list(skat), ten, self.contract, self.bid)
+            elif seat in calls:
+                weight *= call_weight(ten, *calls[seat])
+        return weight
 
 
 def _deal(pool: list[Card], slots: Mapping[int, int], allowed: Mapping[Card, list[int]],
@@ -198,6 +214,43 @@ def bid_weight(twelve: Sequence[int], ten: Sequence[int], contract: Contract, bi
     else:
         short = TRUMP_LENGTH["suit"] - sum(1 for c in twelve if suit_of(c, game) == TRUMP)
     return weight * SHORT_TRUMP ** max(0, short)
+
+
+def auction_calls(history: Sequence[tuple[int, str]]) -> dict[int, tuple[int, int]]:
+    """What each seat's calls in the auction said: (the highest value it bid or held, the
+    lowest value it refused; 0 for none).  A pass answering a bid refuses that bid; any
+    other pass refuses the next value above the bid so far."""
+    calls: dict[int, tuple[int, int]] = {}
+    bid = 0
+    last = ""
+    for seat, text in history:
+        kind = text.split()[0]
+        shown, refused = calls.get(seat, (0, 0))
+        if kind == "bid":
+            bid = int(text.split()[1])
+            shown = max(shown, bid)
+        elif kind == "hold":
+            shown = max(shown, bid)
+        elif kind == "pass":
+            above = [v for v in BID_VALUES if v > bid]
+            value = bid if last.startswith("bid") else above[0] if above else bid
+            refused = value if not refused else min(refused, value)
+        else:
+            break  # the auction is over
+        calls[seat] = (shown, refused)
+        last = text
+    return calls
+
+
+def call_weight(ten: Sequence[int], shown: int, refused: int) -> float:
+    """How plausible a seat's calls (:func:`auction_calls`) are with ``ten`` as its dealt
+    cards, the hand evaluation's limit taken for its own: :data:`UNBACKED_CALL` below a
+    value it named or held, :data:`SHUNNED_CALL` at or above one it refused."""
+    if not shown and not refused:
+        return 1.0
+    limit = plan(list(ten)).limit
+    weight = UNBACKED_CALL if limit < shown else 1.0
+    return weight * SHUNNED_CALL if refused and limit >= refused else weight
 
 
 def read_deal(events: Sequence[Mapping[str, Any]], seat: int) -> SkatKnowledge | None:
