@@ -1,4 +1,4 @@
-"""Skat's auction, skat and game choice: the heuristic bot's documented hand evaluation.
+"""Skat's hand evaluation: the heuristic bot's, copied, and its auction as a fallback.
 
 Copied from ``bots/heuristic/skat.py`` (a bot folder is self-contained: the bot host puts
 only its own folder on the path), where the evaluation is documented in full; in short:
@@ -7,7 +7,12 @@ runs, half a trick for a guarded ten and for a void with five trumps, 5 points a
 won, 7.5 for the skat and the best two-card discard).  A game estimated at 61 points
 (grand 69, hand 78) with five trumps (grand: two jacks) is bid up to base x (matadors +
 1); low cards only bid null.  After the pickup the game and discard are chosen together
-over the twelve cards.  The search (:mod:`skat_search`) plays the cards.
+over the twelve cards.
+
+The search bot decides its auction, skat, discard and game by search
+(:mod:`skat_bidding`); it uses this evaluation where a search needs something cheap: to
+rank the discards it tries, to stand for the other seats' bidding when it weighs a deal
+(:func:`skat_deal.call_weight`), and as the whole auction when no deal fits in the time.
 """
 
 from __future__ import annotations

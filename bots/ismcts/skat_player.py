@@ -1,25 +1,38 @@
-"""The search bot's seat in a Skat match: the auction by hand evaluation, the cards by search.
+"""The search bot's seat in a Skat match: every decision with a real choice is searched.
 
-The auction, the skat (pickup or hand), the discard and the game come from the heuristic
-bot's hand evaluation (:mod:`skat_auction`).  Every card with a real choice is searched
-(:mod:`skat_search`) within the same budget as any other decision of the bot.  Kontra and
-re are never said.  Whatever goes wrong, the answer is a legal action.
+The auction, the skat (pickup or hand), the discard and the game are searched over sampled
+deals (:mod:`skat_bidding`), the hand evaluation (:mod:`skat_auction`) standing in when no
+deal fits in the time.  Every card with a real choice is searched (:mod:`skat_search`);
+the same search says kontra or re where the option allows it, when the declarer lost or
+won enough of its deals.  Every search keeps to the decision's budget.  Whatever goes
+wrong, the answer is a legal action.
 """
 
 from __future__ import annotations
 
 import random
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 from budget import Budget
 from skat_auction import Auction
+from skat_bidding import MIN_DECISION_DEALS, ContractSearch
 from skat_deal import read_deal
 from skat_rollout import SkatRollout
 from skat_search import candidates, choose, search
 
 from arena.rules import Action
 from arena.sdk import MatchInfo
+
+KONTRA_CHANCE = 0.65
+"""Share of the deals the declarer must lose (its best defence played) before a defender
+says kontra: doubling pays the defenders once the declarer is more likely to lose than
+its stakes make worth it, but the declarer may answer re, and the samples only guess its
+cards."""
+RE_CHANCE = 0.8
+"""Share of the deals the declarer must win before it answers re: a defender who said
+kontra holds more than the samples assumed, so the bar is higher."""
 
 
 class SkatPlayer:
@@ -29,26 +42,40 @@ class SkatPlayer:
         self.match = match
         self.options = match.resolved_options
         self.auction = Auction()
+        self.contracts = ContractSearch(match.rules, self.options, self.auction)
         self.rng = random.Random(zlib.crc32(match.match_id.encode()) ^ match.seat)
 
     def choose(self, observation: dict[str, Any], legal: list[str], budget: Budget) -> str:
         plays = [a for a in legal if a.startswith("play ")]
         if not plays:
-            return self.auction.choose(observation, legal)
-        if len(plays) == 1:
+            known = read_deal(self.match.events, self.match.seat)
+            return self.contracts.choose(known, observation, legal, budget, self.rng)
+        double = next((a for a in legal if a in ("kontra", "re")), None)
+        if len(plays) == 1 and double is None:
             return plays[0]
         known = read_deal(self.match.events, self.match.seat)
         if known is None or known.game is None:
             return plays[0]
         moves = candidates(known, [Action.parse(a) for a in plays])
-        if len(moves) == 1:
+        if len(moves) == 1 and double is None:
             return moves[0].text
-        tallies, first = search(self.match.rules, self.options, known, moves, budget, self.rng)
+        tallies, first, declarer_won = search(self.match.rules, self.options, known, moves, budget, self.rng)
         if tallies[0].results:
-            return choose(tallies).text
+            best = choose(tallies)
+            if double is not None and doubles(double, declarer_won[tallies.index(best)]):
+                return double
+            return best.text
         if first is not None:  # no deal fitted in the time: the rollout policy on the one deal drawn
             card = SkatRollout(known.game).choose(first)
             if card.text in plays:
                 return card.text
         return moves[0].text
 
+
+def doubles(word: str, declarer_won: Sequence[bool]) -> bool:
+    """Whether to say ``word`` (kontra or re), given whether the declarer won each deal the
+    search played with the card it would play."""
+    if len(declarer_won) < MIN_DECISION_DEALS:
+        return False
+    share = sum(declarer_won) / len(declarer_won)
+    return 1 - share >= KONTRA_CHANCE if word == "kontra" else share >= RE_CHANCE

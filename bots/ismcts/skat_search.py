@@ -80,18 +80,20 @@ def search(
     moves: Sequence[Action],
     budget: Budget,
     rng: random.Random,
-) -> tuple[list[Tally], Any]:
+) -> tuple[list[Tally], Any, list[list[bool]]]:
     """Evaluate the card plays ``moves`` while ``budget`` allows.
 
-    Returns one :class:`pimc.Tally` per move, all with the same number of results, and the
+    Returns one :class:`pimc.Tally` per move, all with the same number of results; the
     first deal's state (None if no deal was found): with no result, the rollout policy's
-    card on it is a better fallback than none."""
+    card on it is a better fallback than none; and for each move, whether the declarer won
+    each deal (what kontra and re are decided on)."""
     tallies = [Tally(a.text, a) for a in moves]
+    declarer_won: list[list[bool]] = [[] for _ in moves]
     best = [0.0]
     first = sample_deal(known, rng, best)
     template = replay(variant, options, known, *first) if first is not None else None
     if template is None:
-        return tallies, None
+        return tallies, None, declarer_won
     policy = SkatRollout(str(known.game))
     me = known.me
     step = Step()
@@ -102,15 +104,17 @@ def search(
         if dealt is None:
             break
         state = redeal(template, known, *dealt)
-        for tally in tallies:  # every card on a copy of the same deal
+        for tally, won in zip(tallies, declarer_won):  # every card on a copy of the same deal
             played = state.clone()
             played.apply(tally.action)
-            tally.results.append(deal_worth(policy.finish(played), me))
+            result = policy.finish(played)
+            tally.results.append(deal_worth(result, me))
+            won.append(bool(result and result.get("won")))
         deals += 1
         step.end()
         if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
             break
-    return tallies, template
+    return tallies, template, declarer_won
 
 
 def choose(tallies: Sequence[Tally]) -> Tally:

@@ -1,6 +1,9 @@
 """The search bot's Skat: its sampler deals only what the seat cannot have seen and no seat a
 suit it showed void in, its deals replay to what the seat sees, it finds the obvious card
-in hand-made positions, and it plays whole matches through the real referee.
+in hand-made positions, its auction, skat, discard and game search bids, passes and
+declares as a Skat player would, backs every bid with the deals it sampled, says kontra
+and re where the deals say so, plays the same given its seed, and it plays whole matches
+through the real referee.
 
 What the seat knows is worked out here from the engine's real state, independently of
 the bot: its hand, every card played, the suits each seat failed to follow, the skat
@@ -20,7 +23,7 @@ import pytest
 import trio
 
 from arena.botspec import find_bot
-from arena.cards import Card, parse_card, parse_cards
+from arena.cards import NAMES, Card, new_deck, parse_card, parse_cards
 from arena.referee import Bot, TimeControl, open_bots, play_match
 from arena.rules import Action, MatchState, get_variant
 from arena.rules.skat_values import Contract, suit_of
@@ -28,8 +31,10 @@ from arena.sdk import MatchInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots" / "ismcts"))
 
+import skat_bidding  # noqa: E402
 from budget import Budget  # noqa: E402
-from skat_deal import SKAT, SkatKnowledge, bid_weight, read_deal, redeal, replay  # noqa: E402
+from skat_bidding import Outcomes  # noqa: E402
+from skat_deal import SKAT, SkatKnowledge, auction_calls, bid_weight, read_deal, redeal, replay  # noqa: E402
 from skat_player import SkatPlayer  # noqa: E402
 from skat_search import candidates  # noqa: E402
 
@@ -203,8 +208,8 @@ def _deck(hands: Sequence[str], skat: str) -> list[Card]:
     return deck
 
 
-def _position(hands: Sequence[str], skat: str, script: Sequence[str]) -> Any:
-    state: Any = SKAT_RULES.new_match(3, seed=0, decks=[_deck(hands, skat)], dealer=2)
+def _position(hands: Sequence[str], skat: str, script: Sequence[str], options: dict[str, Any] | None = None) -> Any:
+    state: Any = SKAT_RULES.new_match(3, seed=0, options=options, decks=[_deck(hands, skat)], dealer=2)
     for text in script:
         legal = {a.text: a for a in state.legal_actions()}
         if text.startswith("discard"):  # the engine lists a discard's cards in card order
@@ -280,6 +285,181 @@ def test_the_seat_reads_its_own_skat_and_discard() -> None:
     partner = read_deal(state.events_for(2, 0), 2)
     assert partner is not None and not partner.skat_known and partner.slots() == {0: 9, 1: 9, SKAT: 2}
     assert partner.bid == 18 and partner.voids == [set(), set(), set()]  # the declarer followed hearts
+
+
+# -- the auction, the skat, the discard and the game -----------------------------------------
+
+AUCTION_DEALS = 48
+"""Deals an auction position's searches sample (a fixed number: no dependence on the clock)."""
+
+
+def _rest(*hands: str) -> str:
+    """The cards of the 32 that ``hands`` (and a skat) leave: the last hand."""
+    used = {c for h in hands for c in parse_cards(h)}
+    return " ".join(NAMES[c] for c in new_deck(32) if c not in used)
+
+
+def _seat(state: Any, seat: int, options: dict[str, Any] | None = None, match_id: str = "auction") -> SkatPlayer:
+    match = MatchInfo(match_id, "skat", dict(SKAT_RULES.resolve(options or {})), seat, 3, {"move_ms": 1000})
+    match.events.extend(state.events_for(seat, 0))
+    return SkatPlayer(match)
+
+
+def _declares(hands: Sequence[str], skat: str, seat: int = 1) -> tuple[list[str], Any]:
+    """Every other seat passes: what the bot in ``seat`` says up to its game, and the state."""
+    state = _position(hands, skat, [])
+    player = _seat(state, seat)
+    said = []
+    while state.observe(state.to_move)["phase"] not in ("play", "over"):
+        legal = [a.text for a in state.legal_actions()]
+        if state.to_move == seat:
+            player.match.events[:] = state.events_for(seat, 0)
+            text = player.choose(state.observe(seat), legal, Budget.fixed(AUCTION_DEALS))
+            said.append(text)
+        else:
+            text = "pass"
+        state.apply(state.legal_actions()[legal.index(text)])
+    return said, state
+
+
+def test_a_strong_grand_hand_declares_grand() -> None:
+    """All four jacks, three aces with their tens: bid, play hand, grand."""
+    mine = "Jc Js Jh Jd Ac Tc As Ts Ah Th"
+    said, state = _declares(("Kh Qh 9h 8h Kc Qc 9c Kd Qd Td", mine, _rest("Kh Qh 9h 8h Kc Qc 9c Kd Qd Td", mine,
+                                                                          "7h 7s")), "7h 7s")
+    assert said[0] == "bid 18"
+    assert state.contract is not None and state.contract.game == "grand", said
+
+
+def test_a_hand_without_trumps_passes_at_18() -> None:
+    """No jack, no suit longer than three, kings and queens: no game wins, none is bid."""
+    mine = "Qh Kh 8h Qc Kc 9s Qs Kd Qd 9d"
+    hands = ("Jc Js Ac Tc 9c 8c 7c Ah Th 9h", mine, _rest("Jc Js Ac Tc 9c 8c 7c Ah Th 9h", mine, "7h Jh"))
+    state = _position(hands, "7h Jh", [])
+    assert _seat(state, 1).choose(state.observe(1), [a.text for a in state.legal_actions()],
+                                  Budget.fixed(AUCTION_DEALS)) == "pass"
+    forehand = _position((mine, hands[0], hands[2]), "7h Jh", ["bid 18"])  # the same cards, answering 18
+    assert _seat(forehand, 0).choose(forehand.observe(0), ["hold", "pass"], Budget.fixed(AUCTION_DEALS)) == "pass"
+
+
+def test_a_null_hand_plays_null() -> None:
+    """Sevens, eights and nines, two high cards: bid null's 23 at most, pick up, put the high
+    cards away and play null."""
+    mine = "7h 8h 9h 7c 8c 9c 7d 8d Kd Qs"
+    other = "Jc Js Jh Jd Ac Tc As Ts Ah Th"
+    said, state = _declares((other, mine, _rest(other, mine, "8s 9s")), "8s 9s")
+    assert said[:2] == ["bid 18", "pickup"], said
+    assert state.contract is not None and state.contract.game == "null", said
+    assert sorted(state.skat) == sorted(parse_cards("Kd Qs"))
+
+
+BID_MARGIN = 0.0
+"""How far below the needed share of won deals a game may be at a value the bot bids or
+holds: none, on the very deals its search sampled."""
+
+
+def test_every_bid_is_backed_by_the_sampled_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random deals, the bot in middlehand against a forehand that holds to 60: every value the
+    bot bids is won often enough by some game on the deals its search sampled (within
+    :data:`BID_MARGIN`), and every pass is made when none is."""
+    searched: list[list[Outcomes]] = []
+    search = skat_bidding.search
+
+    def spy(*args: Any, **kwargs: Any) -> list[Outcomes]:
+        outcomes = search(*args, **kwargs)
+        searched.append(outcomes)
+        return outcomes
+
+    monkeypatch.setattr(skat_bidding, "search", spy)
+    bids = passes = 0
+    for seed in range(12):
+        state: Any = SKAT_RULES.new_match(3, seed=seed, dealer=2)
+        player = _seat(state, 1, match_id=f"backed-{seed}")
+        while state.observe(state.to_move)["phase"] in ("bid", "answer") and state.to_move != 2:
+            legal = [a.text for a in state.legal_actions()]
+            if state.to_move == 0:
+                text = "hold" if state.bid <= 60 else "pass"
+            else:
+                searched.clear()
+                player.match.events[:] = state.events_for(1, 0)
+                text = player.choose(state.observe(1), legal, Budget.fixed(AUCTION_DEALS))
+                (outcomes,) = searched
+                value = int(text.split()[1]) if text.startswith("bid") else min(
+                    int(a.split()[1]) for a in legal if a.startswith("bid"))
+                backed = any(o.chance(value) >= o.needed - BID_MARGIN for o in outcomes)
+                assert backed == text.startswith("bid"), (seed, text, value)
+                bids += backed
+                passes += not backed
+            state.apply(state.legal_actions()[legal.index(text)])
+    assert bids >= 5 and passes >= 5, (bids, passes)  # both cases were met
+
+
+def test_the_seats_calls_are_read_from_the_auction() -> None:
+    """Middlehand bids 18 and 20, forehand holds 18 and passes 20; rearhand passes (refusing 22)."""
+    calls = auction_calls([(1, "bid 18"), (0, "hold"), (1, "bid 20"), (0, "pass"), (2, "pass")])
+    assert calls == {1: (20, 0), 0: (18, 20), 2: (0, 22)}
+
+
+KONTRA_HANDS = ("Jc Js Jh Jd As Ts Ks Ah Th Kh", "7s 8s 9s Qs 7h 8h 9h 7d 8d 9d",
+                "Ac Tc Kc Qc 9c 8c 7c Ad Td Kd")
+"""Middlehand plays spades hand on four low trumps; the defenders hold every jack, ace and ten."""
+KONTRA_SKAT = "Qh Qd"
+KONTRA = {"kontra": True}
+
+
+def test_a_defender_says_kontra_against_a_lost_game() -> None:
+    state = _position(KONTRA_HANDS, KONTRA_SKAT, ["bid 18", "pass", "pass", "hand", "declare spades hand"], KONTRA)
+    legal = [a.text for a in state.legal_actions()]
+    assert "kontra" in legal
+    assert _seat(state, 0, KONTRA).choose(state.observe(0), legal, Budget.fixed(SANITY_DEALS)) == "kontra"
+
+
+def test_the_declarer_says_re_only_with_a_won_game() -> None:
+    """Grand hand with every jack and the aces and tens: re after the kontra; the spades hand
+    above, kontra'd: no re."""
+    strong = ("Kh Qh 9h 8h Kc Qc 9c Kd Qd Td", "Jc Js Jh Jd Ac Tc As Ts Ah Th", "9s 8s 7s 7c 8c Ad 9d 8d 7d Ks")
+    state = _position(strong, "7h Qs", ["bid 18", "pass", "pass", "hand", "declare grand hand", "kontra", "play Kh"],
+                      KONTRA)
+    legal = [a.text for a in state.legal_actions()]
+    assert "re" in legal
+    assert _seat(state, 1, KONTRA).choose(state.observe(1), legal, Budget.fixed(SANITY_DEALS)) == "re"
+    weak = _position(KONTRA_HANDS, KONTRA_SKAT, ["bid 18", "pass", "pass", "hand", "declare spades hand", "kontra",
+                                                 "play Ah"], KONTRA)
+    legal = [a.text for a in weak.legal_actions()]
+    assert "re" in legal
+    assert _seat(weak, 1, KONTRA).choose(weak.observe(1), legal, Budget.fixed(SANITY_DEALS)) != "re"
+
+
+def _in_process(seed: int, options: dict[str, Any]) -> list[tuple[int, str]]:
+    """A match of the bot in every seat at a fixed number of deals a decision: every action."""
+    state: Any = SKAT_RULES.new_match(3, seed=seed, options=options)
+    players = [_seat(state, s, options, f"fixed-{seed}") for s in range(3)]
+    actions = []
+    while not state.is_over:
+        seat = state.to_move
+        legal = [a.text for a in state.legal_actions()]
+        players[seat].match.events[:] = state.events_for(seat, 0)
+        chosen = players[seat].choose(state.observe(seat), legal, Budget.fixed(FIXED_MATCH_DEALS))
+        assert chosen in legal
+        actions.append((seat, chosen))
+        state.apply(state.legal_actions()[legal.index(chosen)])
+    return actions
+
+
+FIXED_MATCH_DEALS = 8
+"""Deals a decision of the in-process matches samples: few, so the test is quick."""
+
+
+def test_a_fixed_budget_plays_the_same_given_the_seed() -> None:
+    """Three-deal matches of the bot against itself, kontra on: every action legal, the same
+    match played twice the same, and the auction searched to real declarations."""
+    options = {"rounds": 3, "kontra": True, "all_pass": "ramsch"}
+    declared = 0
+    for seed in (31, 32):
+        first = _in_process(seed, options)
+        assert first == _in_process(seed, options)
+        declared += sum(1 for _, text in first if text.startswith("declare"))
+    assert declared >= 2
 
 
 BUDGET_S = 0.035
