@@ -9,7 +9,9 @@ choice (:mod:`advice` in the draw-and-discard family, the rollout policy's in th
 family) unless the search shows a clear gain.  The budget is a safe fraction of the time
 control's ``move_ms``; when the round cannot be followed (a reshuffled stock) or no deal
 fits in the time, it plays its default.  Skat has its own player (:mod:`skat_player`):
-the auction by hand evaluation, every card by perfect-information Monte Carlo search.
+the auction by hand evaluation, every card by perfect-information Monte Carlo search;
+so has Japanese Fifty-One (:mod:`fifty_one_player`): every swap, clear and stop by the same
+kind of search over deals weighed by what the opponents' choices reveal.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from advice import ScatAdvisor, Situation
 from budget import Budget, budget_for
+from fifty_one_player import FiftyOnePlayer
 from infoset import Knowledge, read_round
 from opponents import KnockModel
 from pimc import Utility, pick, search
@@ -102,13 +105,16 @@ def situation(knowledge: Knowledge) -> Situation:
     return Situation(knowledge.pool, turns, len(playing), holds)
 
 
-_player: Player | SkatPlayer | None = None
+_player: Player | SkatPlayer | FiftyOnePlayer | None = None
 
 
-def player_for(match: MatchInfo) -> Player | SkatPlayer:
-    """The seat's player: Skat's (:mod:`skat_player`) or the Thirty-One families'."""
+def player_for(match: MatchInfo) -> Player | SkatPlayer | FiftyOnePlayer:
+    """The seat's player: Skat's (:mod:`skat_player`), Fifty-One's (:mod:`fifty_one_player`)
+    or the Thirty-One families'."""
     if match.rules.family.name == "skat":
         return SkatPlayer(match)
+    if match.rules.family.name == "fifty-one":
+        return FiftyOnePlayer(match)
     return Player(match)
 
 
