@@ -174,7 +174,7 @@ class _Reader:
                     self.gives[who].append((len(self.pending[who]) - 1, give))
                 held.append(take)
         if action.kind == "clear":
-            self.table = table or []
+            self.table = list(table or ())
             self.cleared = who
             return
         give, take = action.cards

@@ -28,9 +28,8 @@ from arena.rules import Action
 from arena.rules.fifty_one import FiftyOneState
 from arena.sdk import MatchInfo
 
-MAX_SWAPS = 4
-"""Swaps searched at most: the best by the rule of thumb's score, then the best for each
-other suit."""
+MAX_SWAPS = 5
+"""Swaps searched at most (the best by the rule of thumb's score first)."""
 SWAP_MARGIN = 10.0
 """Swaps scoring this much below the best are not searched."""
 STOP_SWAPS = 2
@@ -141,20 +140,23 @@ class FiftyOnePlayer:
     @staticmethod
     def candidates(hand: Sequence[Card], table: Sequence[Card], legal: Sequence[str], default: str,
                    may_stop: bool) -> list[str]:
-        """The actions worth searching: ``default`` first, the best swaps by the rule of thumb's
-        score and the best for each suit they collect, the best swaps by the score they leave
-        both with and without a stop, and a clear."""
+        """The actions worth searching: ``default`` first; for each table card the best swap
+        that takes it (taking a card can be worth it just to keep it from the next seat) and
+        for each suit the best swap that collects it, by the rule of thumb's score; the best
+        of these by the score they leave both with and without a stop; and a clear."""
         bonus = LENGTH_BONUS if may_stop else 0.0
-        swaps = [Action.parse(a) for a in legal if a.startswith("swap_one") and not a.endswith("stop")]
-        scored = sorted(((swap_score(hand, a.cards[0], a.cards[1], bonus), a) for a in swaps), key=lambda x: -x[0])
-        top = scored[0][0]
-        chosen: list[Action] = []
-        suits: set[int] = set()
-        for score, action in scored:
-            collects = _counted_suit([c for c in hand if c != action.cards[0]] + [action.cards[1]])
-            if score >= top - SWAP_MARGIN and (not chosen or collects not in suits) and len(chosen) < MAX_SWAPS:
-                chosen.append(action)
-                suits.add(collects)
+        best: dict[tuple[str, int], tuple[float, Action]] = {}
+        for text in legal:
+            if not text.startswith("swap_one") or text.endswith("stop"):
+                continue
+            action = Action.parse(text)
+            give, take = action.cards
+            score = swap_score(hand, give, take, bonus)
+            for key in (("take", take), ("suit", _counted_suit([c for c in hand if c != give] + [take]))):
+                if key not in best or score > best[key][0]:
+                    best[key] = (score, action)
+        ranked = sorted(dict.fromkeys(best.values()), key=lambda x: -x[0])
+        chosen = [a for score, a in ranked if score >= ranked[0][0] - SWAP_MARGIN][:MAX_SWAPS]
         out = [default] + [a.text for a in chosen]
         if may_stop:
             by_net = sorted(chosen, key=lambda a: -net_score([c for c in hand if c != a.cards[0]] + [a.cards[1]]))
