@@ -1,17 +1,23 @@
 """``arena test``: is one bot version stronger than another?  A sequential test, stored and
-resumable like a tournament (:mod:`arena.tournament.sequential`)."""
+resumable like a tournament (:mod:`arena.tournament.sequential`).  ``arena climb``: such a
+test against each rung of the strength ladder (:mod:`arena.tournament.climb`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import closing, nullcontext
 from typing import Annotated
 
 import typer
+from tabulate import tabulate
 
+from arena.botspec import ManifestError
 from arena.cli._app import OptionPairs, app, fail, user_errors
 from arena.cli.tournament import Cluster, Concurrency, DbOption, ProgressView, Workers
+from arena.errors import ArenaError
 from arena.referee import TimeControl
-from arena.rules import parse_option_pairs
+from arena.rules import RulesError, get_variant, parse_option_pairs
+from arena.tournament.climb import LADDER_TIME, STRENGTH_LADDER, Rung, rung_plan, rungs_for, same_bot
 from arena.tournament.runner import RunError, cluster_executor
 from arena.tournament.sequential import TestPlan, run_test, verdict
 from arena.tournament.stats import SequentialTest
@@ -24,6 +30,11 @@ def _line(result: SequentialTest) -> str:
             f"({100 * result.level:g}%: {low:.3f} to {high:.3f}), "
             f"evidence better x{result.better:.1f}, not better x{result.not_better:.1f} "
             f"(verdicts at x{result.better_at:.0f}, x{result.not_better_at:.0f}): {result.verdict}")
+
+
+def _printer(view: ProgressView) -> Callable[[SequentialTest], None]:
+    """Prints each batch's state of a test above the progress bar."""
+    return lambda result: view.console.print(_line(result), highlight=False)
 
 
 def _alike(result: SequentialTest) -> str | None:
@@ -101,7 +112,7 @@ def test(
         executor = cluster_executor(cluster, (), view) if cluster else None  # one connection for every batch
         with closing(executor) if executor else nullcontext(), \
                 view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to resume."):
-            result = run_test(plan, store, view, lambda r: view.console.print(_line(r), highlight=False),
+            result = run_test(plan, store, view, _printer(view),
                               workers=workers, concurrency=concurrency, executor=executor)
     verdicts = {"better": f"{new} is better than {base}: its score against it is above 0.5 (the interval says "
                           f"by how much)",
@@ -111,3 +122,80 @@ def test(
     typer.echo(f"{plan.title}: {_line(result)}\n{verdicts[result.verdict]}")
     if alike := _alike(result):
         typer.echo(alike)
+
+
+@app.command("climb")
+@user_errors
+def climb(
+    new: Annotated[str, typer.Argument(metavar="NEW",
+                                       help="The bot that climbs: a folder, a bot name, or NAME:HASH.")],
+    variant: Annotated[str, typer.Option("--variant", "-v", help="Variant to play.")] = "scat",
+    players: Annotated[int | None, typer.Option(help="Seats per table (default: 2, heads-up, or the variant's "
+                                                "fewest); more than 2 need --field bots.", min=2, max=9)] = None,
+    field: Annotated[list[str] | None, typer.Option("--field", help="A bot for the other seats (repeat: "
+                                                    "players - 2 of them).")] = None,
+    option: OptionPairs = None,
+    margin: Annotated[float, typer.Option(help="The gain each rung's test looks for (as arena test).")] = 0.05,
+    alpha: Annotated[float, typer.Option(help="Chance of calling NEW better than a rung when it is not.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Chance of missing a real gain of the margin.")] = 0.05,
+    max_deals: Annotated[int, typer.Option(help="Stop a rung's test undecided after this many deals.", min=8)] = 400,
+    batch: Annotated[int, typer.Option(help="Deals added at a time.", min=1)] = 8,
+    name: Annotated[str, typer.Option(help="Prefix of the tests' names in the database (default: "
+                                      "climb-NEW-RUNG-VARIANT-Np-MSms).")] = "",
+    db: DbOption = DEFAULT_DB,
+    workers: Workers = None,
+    concurrency: Concurrency = None,
+    cluster: Cluster = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Climb the strength ladder: test NEW against each reference bot, from the weakest,
+    until a test does not call it better.
+
+    The rungs, from the bottom: random, threshold, heuristic, ismcts at 50 ms a decision,
+    ismcts at 200 ms (both seats of a rung's test play at its time; rungs whose bot does not
+    play the variant are skipped).  Each rung is one `arena test` with its error rates,
+    stored under its own name: Ctrl+C and run again to resume where it stopped.  The
+    answer is the highest rung NEW is shown to beat.  docs/STRENGTH.md has the ladder's
+    measured order.
+    """
+    try:
+        seats = players or get_variant(variant).min_players
+        base = TestPlan(new, STRENGTH_LADDER[0].bot, variant, seats, tuple(field or ()),
+                        parse_option_pairs(option or []), margin, alpha, beta, max_deals, batch, LADDER_TIME, name)
+        rungs, skipped = rungs_for(variant)
+    except (RunError, ManifestError, RulesError) as error:
+        raise fail(str(error)) from None
+    if skipped:
+        typer.echo(f"skipped (they do not play {variant}): {', '.join(r.label for r in skipped)}")
+    rows: list[list[str]] = []
+    beaten: Rung | None = None
+    with Store(db) as store:
+        for rung in rungs:
+            if same_bot(new, rung.bot):
+                rows.append([rung.label, "-", "-", "-", f"{new} is this rung's bot"])
+                break
+            plan = rung_plan(base, rung)
+            view = ProgressView(f"{plan.title}", quiet=quiet)
+            executor = cluster_executor(cluster, (), view) if cluster else None
+            try:
+                with closing(executor) if executor else nullcontext(), \
+                        view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to "
+                                             "resume."):
+                    result = run_test(plan, store, view, _printer(view),
+                                      workers=workers, concurrency=concurrency, executor=executor)
+            except ArenaError as error:
+                rows.append([rung.label, "-", "-", "-", str(error)])
+                break
+            low, high = result.interval
+            rows.append([rung.label, str(result.deals), f"{result.score:.3f}", f"{low:.3f} to {high:.3f}",
+                         result.verdict])
+            if result.verdict != "better":
+                break
+            beaten = rung
+    typer.echo(tabulate(rows, headers=["rung", "deals", "score", "interval", "verdict"]))
+    if beaten is None:
+        typer.echo(f"{new} is not shown better than the lowest rung ({rungs[0].label})")
+    elif beaten == rungs[-1]:
+        typer.echo(f"{new} is better than every rung: the top is {beaten.label}")
+    else:
+        typer.echo(f"{new} is better than {beaten.label}, not shown better than the next rung")

@@ -1,0 +1,66 @@
+"""``arena climb``: the strength ladder through the CLI, with real bots and a real database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tourney import arena, scratch
+
+from arena.tournament import sequential
+from arena.tournament.climb import STRENGTH_LADDER, Rung, rung_plan, rungs_for
+from arena.tournament.store import Store
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    yield from scratch()
+
+
+def test_a_bot_climbs_past_the_rungs_it_beats_and_stops_at_itself(home: Path) -> None:
+    """threshold beats random, then meets itself on the next rung: the climb stops there,
+    says how far it got, and each rung's test is stored under its own name."""
+    db = home / "arena.db"
+    done = arena("climb", "threshold", "-v", "scat", "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    rows = [line for line in lines if line.startswith(("random at", "threshold at"))]
+    assert rows[0].startswith("random at 200 ms") and rows[0].endswith("better")
+    assert rows[1].startswith("threshold at 200 ms") and rows[1].endswith("threshold is this rung's bot")
+    assert len(rows) == 2  # no rung above the one it could not be tested against
+    assert lines[-1] == "threshold is better than random at 200 ms, not shown better than the next rung"
+    with Store(db) as store:
+        played = store.count("climb-threshold-random-scat-2p-200ms")
+    assert played >= 16
+    again = arena("climb", "threshold", "-v", "scat", "--db", db, "-q")  # decided: the stored verdict stands
+    assert again.returncode == 0 and again.stdout.splitlines()[-1] == lines[-1]
+    with Store(db) as store:
+        assert store.count("climb-threshold-random-scat-2p-200ms") == played
+
+
+def test_rungs_that_do_not_play_the_variant_are_skipped_and_named(home: Path) -> None:
+    done = arena("climb", "random", "-v", "fifty-one", "--db", home / "arena.db", "-q")
+    assert done.returncode == 0, done.stderr
+    skipped = next(line for line in done.stdout.splitlines() if line.startswith("skipped"))
+    assert "threshold at 200 ms" in skipped and "heuristic" not in skipped
+    assert done.stdout.splitlines()[-1] == "random is not shown better than the lowest rung (random at 200 ms)"
+
+
+def test_climb_mistakes_are_one_clear_line(home: Path) -> None:
+    done = arena("climb", "heuristic", "-v", "skat", "--db", home / "arena.db")
+    assert done.returncode != 0
+    assert "needs 1 field bot" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_each_rung_has_its_own_test_name_and_time() -> None:
+    plan = sequential.TestPlan("./bots/mine", "random", "scat")
+    top = rung_plan(plan, Rung("ismcts", 50))
+    assert top.base == "ismcts" and top.time.move_ms == 50 and top.new == "./bots/mine"
+    assert top.title.startswith("climb-mine.") and top.title.endswith("-ismcts-scat-2p-50ms")
+    names = {rung_plan(plan, rung).title for rung in STRENGTH_LADDER}
+    assert len(names) == len(STRENGTH_LADDER)
+    named = sequential.TestPlan("mine", "random", name="night")
+    assert rung_plan(named, Rung("heuristic", 200)).title == "night-heuristic-200ms"
+    playing, skipped = rungs_for("skat")
+    assert [r.bot for r in skipped] == ["threshold"] and playing[0] == STRENGTH_LADDER[0]
