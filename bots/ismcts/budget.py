@@ -34,7 +34,7 @@ class Budget:
     """One decision's allowance: CPU seconds, wall seconds and deals, counted from now."""
 
     def __init__(self, cpu_s: float, wall_s: float, deals: int = MAX_DEALS) -> None:
-        self.deals = deals
+        self.cpu_s, self.wall_s, self.deals = cpu_s, wall_s, deals
         self._cpu_end = time.process_time() + cpu_s
         self._wall_end = time.perf_counter() + wall_s
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.cards import parse_cards
 from arena.rules import Action, get_variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots" / "ismcts"))
 
 from advice import ScatAdvisor, Situation  # noqa: E402
+from budget import budget_for  # noqa: E402
 from opponents import KnockModel  # noqa: E402
 from playout import ScatPlayout, View  # noqa: E402
 
@@ -69,3 +72,21 @@ def test_the_knock_model_learns_each_opponents_knock_values() -> None:
     assert model.threshold(3, 24.0) == 24.0  # never knocked: the default
     assert 0 not in model.values  # its own knocks teach it nothing about the others
     assert set(model.by_replayed_seat((0, 1, 2), 24.0)) == {1, 2}
+
+
+def test_the_budget_follows_the_clock_the_referee_charges() -> None:
+    """CPU clock: 60% of move_ms in CPU time, the wall clock stretched to 2.4 x move_ms (a
+    third of it past 0.1 s is still inside the move); once the bank has been drawn on (the
+    referee charged more than the CPU used), and on the wall clock, 60% on the wall clock;
+    a fixed number of deals knows no clock."""
+    cpu = {"move_ms": 200, "bank_ms": 2000, "clock": "cpu"}
+    fresh = budget_for(cpu, 2200)
+    assert fresh.cpu_s == pytest.approx(0.115) and fresh.wall_s == pytest.approx(0.475)
+    assert (fresh.wall_s - 0.1) / 3 < 0.2  # what the referee charges for the wall time is inside the move
+    drawn = budget_for(cpu, 200 + 1700)  # 300 ms of the bank gone
+    assert drawn.cpu_s == drawn.wall_s == pytest.approx(0.115)
+    wall = budget_for({**cpu, "clock": "wall"}, 2200)
+    assert wall.cpu_s == wall.wall_s == pytest.approx(0.115)
+    assert budget_for({"move_ms": 60_000, "bank_ms": 0}).cpu_s == pytest.approx(2.0 - 0.005)  # at most 2 s
+    fixed = budget_for(cpu, 2200, deals=7)
+    assert fixed.deals == 7 and fixed.allows(6, 1e9, 1e9) and not fixed.allows(7, 0.0, 0.0)

@@ -34,9 +34,10 @@ SEARCH_CONTROL = TimeControl(move_ms=100, bank_ms=300, first_move_ms=0, startup_
 """No first-move allowance, and a bank of three decisions' time per match for a loaded
 machine's delays: a decision that overran move_ms by more than what is left of it is a
 timeout fault."""
-MEAN_SHARE = 0.6
-"""The search bot thinks for at most 40% of move_ms (less 5 ms): its mean decision, pipes and
-scheduling included, must stay under this share of it."""
+MEAN_SHARE = 0.75
+"""The search bot thinks for at most 60% of move_ms (less 5 ms) of CPU, and on a quiet
+machine about as long on the wall clock: its mean decision, pipes and scheduling
+included, must stay under this share of it."""
 TABLE = ("{bot}", "random", "tracker", "survival", "random")
 """Seats of the processes opened per test: a table of k players takes the first k, rotated.
 Every bot here loads the rules engine before it answers hello, so no first move needs
@@ -98,7 +99,7 @@ def test_baselines_play_schwimmen_without_faults() -> None:
 
 @pytest.mark.parametrize(("variants", "table"), [(SCAT_FAMILY, TABLE), (WIDOW_FAMILY, WIDOW_TABLE)])
 def test_search_bot_plays_every_variant_within_its_time(variants: tuple[str, ...], table: tuple[str, ...]) -> None:
-    """Wall time on the referee's clock, pipes and scheduling included: the bot plans on 40%
+    """Wall time on the referee's clock, pipes and scheduling included: the bot plans on 60%
     of ``move_ms``, so on average it answers well inside it, and the small bank only absorbs
     a busy machine's hiccups (a bot that ignored its budget would use it up at once and
     time out).  The CPU time of each decision is checked in test_ismcts_time.py."""
