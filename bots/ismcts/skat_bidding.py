@@ -70,7 +70,9 @@ SYNTHETIC_AUCTION = {0: ("pass", "pass", "bid 18"), 1: ("bid 18", "pass", "pass"
 """Calls that make forehand, middlehand or rearhand (replayed seats 0, 1, 2) declarer at
 18, the lowest bid: the auction's rollouts play the seat's candidates on such a table."""
 HAND = Action.of("hand")
+"""Playing without the skat."""
 PICKUP = Action.of("pickup")
+"""Taking the skat up."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,11 @@ class Outcomes:
     def limit(self) -> int:
         """The highest bid this game wins often enough (0: none)."""
         return max((b for b in BID_VALUES if self.chance(b) >= self.needed), default=0)
+
+
+ADAPTIVE = Candidate("", False, adaptive=True)
+"""Picking the skat up and then playing the game the hand evaluation chooses with it (its
+game is known only on a deal)."""
 
 
 def auction_candidates(ten: Sequence[Card]) -> list[Candidate]:
@@ -338,7 +345,7 @@ class ContractSearch:
                 return "hold" if bid <= limit else "pass"
             return f"bid {asked}" if asked <= limit else "pass"
         if phase == "skat":
-            candidates = legal_for(auction_candidates(known.dealt), bid) + [Candidate("", False, adaptive=True)]
+            candidates = legal_for(auction_candidates(known.dealt), bid) + [ADAPTIVE]
             best = best_of(self.settled(known, candidates, budget, rng))
             if best is None:
                 return heuristic
