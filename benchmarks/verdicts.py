@@ -43,6 +43,7 @@ def run(args: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", action="append", help="variants (default: all four)")
+    parser.add_argument("--against", action="append", help="only these opponents (default: every other bot)")
     parser.add_argument("--repeat", type=int, default=2, help="tests per pair, each on its own key")
     parser.add_argument("--move-ms", type=int, default=200)
     parser.add_argument("--db", default="results/verdicts.db")
@@ -53,7 +54,7 @@ def main() -> None:
         run(["submit", "bots/heuristic", "--name", FIELD, "--smoke", "1", "--db", args.db])
     rows = []
     for variant in variants:
-        for other in OPPONENTS[variant]:
+        for other in (o for o in OPPONENTS[variant] if not args.against or o in args.against):
             for k in range(1, args.repeat + 1):
                 name = f"verdict-{args.tag}{k}-ismcts-{other}-{variant}"
                 seats = ["--players", "3", "--field", FIELD] if variant == "skat" else []

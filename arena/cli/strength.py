@@ -151,7 +151,7 @@ def climb(
     """Climb the strength ladder: test NEW against each reference bot, from the weakest,
     until a test does not call it better.
 
-    The rungs, from the bottom: random, threshold, heuristic, ismcts at 50 ms a decision,
+    The rungs, from the bottom: random, threshold, heuristic, ismcts at 15 ms a decision,
     ismcts at 200 ms (both seats of a rung's test play at its time; rungs whose bot does not
     play the variant are skipped).  Each rung is one `arena test` with its error rates,
     stored under its own name: Ctrl+C and run again to resume where it stopped.  The

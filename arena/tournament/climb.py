@@ -1,10 +1,10 @@
 """The strength ladder: reference bots of known order that a new bot climbs, one test a rung.
 
 A bot author's first question is how strong a bot is, in words that mean something:
-"better than the heuristic bot, not yet better than the search bot at 50 ms".  Each rung
+"better than the heuristic bot, not yet better than the search bot at 15 ms".  Each rung
 is a bundled bot at a time control; climbing plays ``arena test`` against each rung in
 order, from the weakest, and stops at the first that the new bot is not shown to beat.
-The order of the rungs is measured (docs/STRENGTH.md): each beats the one below it.
+The rungs are in the order of their measured strength (docs/STRENGTH.md).
 """
 
 from __future__ import annotations
@@ -34,12 +34,13 @@ STRENGTH_LADDER = (
     Rung("random", 200),
     Rung("threshold", 200),
     Rung("heuristic", 200),
-    Rung("ismcts", 50),
+    Rung("ismcts", 15),
     Rung("ismcts", 200),
 )
 """From the weakest: a legal random move, the "knock at 25" baseline, the rule-of-thumb
-heuristic bot, the search bot with a quarter of the time (it searches 60% of ``move_ms``)
-and the search bot at the full 200 ms."""
+heuristic bot, the search bot at 15 ms a decision (about ten deals: it searches 60% of
+``move_ms``, less 5 ms) and at the full 200 ms (a few hundred).  A rung's time control
+binds both seats: a bot that needs more than 15 ms a decision draws on its bank there."""
 
 
 def rungs_for(variant: str) -> tuple[list[Rung], list[Rung]]:
