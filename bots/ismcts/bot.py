@@ -37,6 +37,9 @@ from arena.sdk import MatchInfo, hookimpl
 FIXED_DEALS: int | None = None
 """With a number, every search samples exactly that many deals whatever the clock says:
 the bot then plays the same given the same match (tests and experiments set it)."""
+STRICT = False
+"""With True an error in the bot's play is raised instead of answered with a legal action
+(tests set it, so that a bug cannot hide behind the fallback)."""
 TURN_ENDS = ("discard", "knock", "stand", "exchange")
 """Action kinds that end a turn in the draw-and-discard family."""
 STANDINGS = ("lives", "points", "chips")
@@ -133,6 +136,8 @@ def choose(observation: dict[str, Any], legal: list[str], match: MatchInfo, time
     try:
         action = _player.choose(observation, legal, budget)
     except Exception:  # a bug must not forfeit the match: say what it was, play a legal action
+        if STRICT:
+            raise
         traceback.print_exc()
         return legal[0]
     return action if action in legal else legal[0]

@@ -23,7 +23,8 @@ WALL_FACTOR = 2.4
 """On the CPU clock the search stops by the wall clock after this many times ``move_ms``
 (charged at a third of it past 0.1 s: 0.8 ``move_ms``, inside the move)."""
 MAX_THINK_S = 2.0
-"""Longest any decision thinks, however generous the time control."""
+"""Longest any decision searches on the charged clock, however generous the time control
+(three times as long on the wall clock where CPU time is charged)."""
 RESERVE_S = 0.005
 """Kept back from every budget for reading the events and sending the reply."""
 MAX_DEALS = 400
@@ -54,6 +55,8 @@ class Budget:
                 and time.perf_counter() + step_wall < self._wall_end)
 
 
+BANK_SHARE = 0.5
+"""Share of the bank left that one stretched decision may risk, were it charged its wall time."""
 BANK_INTACT = 0.9
 """While at least this share of the bank is left, the decisions so far were charged no more
 than their CPU estimate said: the referee counts CPU time (a machine without the sandbox's
@@ -73,16 +76,19 @@ def budget_for(time_control: Mapping[str, Any], time_left_ms: float | None = Non
 
     The wall clock is stretched only on the CPU clock and while the bank is intact: once an
     overrun has been charged, the referee is charging wall time, and the search keeps to
-    the wall clock from then on."""
+    the wall clock from then on.  Even then it stretches no further than half the bank
+    left would cover, were the wall time charged: the first decision on a machine that
+    cannot count CPU costs at most half the bank, and with no bank it keeps to the move."""
     if deals is not None:
         return Budget.fixed(deals)
     think = think_s(time_control)
     move_s = float(time_control.get("move_ms", 1000)) / 1000
     bank_s = float(time_control.get("bank_ms", 0)) / 1000
-    intact = time_left_ms is None or time_left_ms / 1000 >= move_s + BANK_INTACT * bank_s
-    if time_control.get("clock", "cpu") == "wall" or not intact:
+    left_s = move_s + bank_s if time_left_ms is None else time_left_ms / 1000
+    if time_control.get("clock", "cpu") == "wall" or left_s < move_s + BANK_INTACT * bank_s:
         return Budget(think, think)
-    return Budget(think, max(think, min(WALL_FACTOR * move_s, 3 * MAX_THINK_S) - RESERVE_S))
+    stretch = min(WALL_FACTOR * move_s, move_s + BANK_SHARE * max(0.0, left_s - move_s), 3 * MAX_THINK_S)
+    return Budget(think, max(think, stretch - RESERVE_S))
 
 
 class Step:

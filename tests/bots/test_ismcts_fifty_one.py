@@ -229,6 +229,7 @@ def test_every_decision_keeps_to_the_budget_in_cpu_time() -> None:
     assert spec is not None and spec.loader is not None
     bot: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bot)
+    bot.STRICT = True  # an error must fail the test, not fall back to a legal action
     move_ms = 100
     times: list[float] = []
     gc.collect()
@@ -259,3 +260,4 @@ def test_every_decision_keeps_to_the_budget_in_cpu_time() -> None:
         gc.unfreeze()
     assert len(times) > 30
     assert max(times) <= think_s({"move_ms": move_ms}) + SLACK_S, f"a decision took {1000 * max(times):.0f} ms of CPU"
+    assert sum(times) / len(times) > think_s({"move_ms": move_ms}) / 4, "it hardly searched: the bound means nothing"

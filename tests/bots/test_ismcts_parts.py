@@ -88,5 +88,9 @@ def test_the_budget_follows_the_clock_the_referee_charges() -> None:
     wall = budget_for({**cpu, "clock": "wall"}, 2200)
     assert wall.cpu_s == wall.wall_s == pytest.approx(0.115)
     assert budget_for({"move_ms": 60_000, "bank_ms": 0}).cpu_s == pytest.approx(2.0 - 0.005)  # at most 2 s
+    no_bank = budget_for({"move_ms": 200, "bank_ms": 0, "clock": "cpu"}, 200)  # wall time charged: still in time
+    assert no_bank.wall_s <= 0.2 and no_bank.cpu_s == pytest.approx(0.115)
+    small = budget_for({"move_ms": 200, "bank_ms": 100, "clock": "cpu"}, 300)
+    assert small.wall_s == pytest.approx(0.2 + 0.05 - 0.005)  # risks half the bank, no more
     fixed = budget_for(cpu, 2200, deals=7)
     assert fixed.deals == 7 and fixed.allows(6, 1e9, 1e9) and not fixed.allows(7, 0.0, 0.0)

