@@ -52,9 +52,9 @@ class Seat:
         if manifest.folder is None or manifest.entry is None:
             raise SystemExit(f"{ref}: only bots with a Python entry file play in process")
         folder = str(manifest.folder)
-        for name, module in list(sys.modules.items()):  # the folder's modules load afresh for this seat
-            if getattr(module, "__file__", None) and str(module.__file__).startswith(folder + "/"):
-                del sys.modules[name]
+        own = {p.stem for p in manifest.folder.glob("*.py")}
+        for name in own & set(sys.modules):  # this seat's modules load afresh, whoever loaded a namesake
+            del sys.modules[name]
         sys.path.insert(0, folder)
         try:
             spec = importlib.util.spec_from_file_location(f"seat_{id(self)}", Path(folder) / manifest.entry)
@@ -67,8 +67,11 @@ class Seat:
             sys.path.remove(folder)
         self.modules["bot"] = self.module
         bot: Any = self.module
-        if deals is not None and hasattr(bot, "FIXED_DEALS"):
+        if hasattr(bot, "FIXED_DEALS"):
             bot.FIXED_DEALS = deals
+        elif any(name in own for name in ("pimc", "budget")):
+            raise SystemExit(f"{ref}: a search bot without FIXED_DEALS would search on the clock: its results "
+                             "would depend on the machine's load")
         for module_name, attribute, value in settings:
             target: ModuleType = self.modules[module_name]
             if not hasattr(target, attribute):
@@ -130,7 +133,7 @@ def deal(job: tuple[argparse.Namespace, int]) -> tuple[int, list[list[int]], flo
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
-    """Mean and 95% t-interval (normal quantile) over ``values``."""
+    """Mean and normal 95% interval over ``values``."""
     mean = statistics.fmean(values)
     if len(values) < 2:
         return mean, math.nan, math.nan
@@ -141,7 +144,7 @@ def interval(values: list[float]) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", default="scat")
-    parser.add_argument("--bot", action="append", help="a bot per seat (name or folder); as many as --players")
+    parser.add_argument("--bot", action="append", help="a bot per seat (name or folder), repeated: one a seat")
     parser.add_argument("--seeds", type=int, default=40, help="deals, each played in every rotation")
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--deals", type=int, default=40, help="deals a search bot samples per decision")

@@ -11,12 +11,11 @@ from typing import Annotated
 import typer
 from tabulate import tabulate
 
-from arena.botspec import ManifestError
 from arena.cli._app import OptionPairs, app, fail, user_errors
 from arena.cli.tournament import Cluster, Concurrency, DbOption, ProgressView, Workers
 from arena.errors import ArenaError
 from arena.referee import TimeControl
-from arena.rules import RulesError, get_variant, parse_option_pairs
+from arena.rules import get_variant, parse_option_pairs
 from arena.tournament.climb import LADDER_TIME, STRENGTH_LADDER, Rung, rung_plan, rungs_for, same_bot
 from arena.tournament.runner import RunError, cluster_executor
 from arena.tournament.sequential import TestPlan, run_test, verdict
@@ -159,43 +158,57 @@ def climb(
     measured order.
     """
     try:
-        seats = players or get_variant(variant).min_players
-        base = TestPlan(new, STRENGTH_LADDER[0].bot, variant, seats, tuple(field or ()),
-                        parse_option_pairs(option or []), margin, alpha, beta, max_deals, batch, LADDER_TIME, name)
+        rules = get_variant(variant)
+        pairs = parse_option_pairs(option or [])
+        rules.resolve(pairs)  # a bad option fails here, not in every rung's referee workers
+        template = TestPlan(new, STRENGTH_LADDER[0].bot, variant, players or rules.min_players, tuple(field or ()),
+                            pairs, margin, alpha, beta, max_deals, batch, LADDER_TIME, name)
         rungs, skipped = rungs_for(variant)
-    except (RunError, ManifestError, RulesError) as error:
+    except ArenaError as error:
         raise fail(str(error)) from None
+    for seat in field or ():
+        if clash := next((r for r in rungs if same_bot(seat, r.bot)), None):
+            raise fail(f"--field {seat} is the bot of the rung '{clash.label}', and a test's table seats each bot "
+                       f"once: register a copy under another name (arena submit bots/{clash.bot} --name "
+                       f"{clash.bot}-field) and give that")
     if skipped:
         typer.echo(f"skipped (they do not play {variant}): {', '.join(r.label for r in skipped)}")
     rows: list[list[str]] = []
     beaten: Rung | None = None
+    stop = ""
+    failure: ArenaError | None = None
     with Store(db) as store:
         for rung in rungs:
             if same_bot(new, rung.bot):
-                rows.append([rung.label, "-", "-", "-", f"{new} is this rung's bot"])
+                rows.append([rung.label, "-", "-", "-", "the climber itself"])
+                stop = f"the next rung, {rung.label}, is {new} itself"
                 break
-            plan = rung_plan(base, rung)
-            view = ProgressView(f"{plan.title}", quiet=quiet)
+            plan = rung_plan(template, rung)
+            view = ProgressView(plan.title, quiet=quiet)
             executor = cluster_executor(cluster, (), view) if cluster else None
-            try:
-                with closing(executor) if executor else nullcontext(), \
-                        view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to "
-                                             "resume."):
-                    result = run_test(plan, store, view, _printer(view),
-                                      workers=workers, concurrency=concurrency, executor=executor)
-            except ArenaError as error:
-                rows.append([rung.label, "-", "-", "-", str(error)])
+            with closing(executor) if executor else nullcontext(), \
+                    view.closing(lambda: f"finished matches are kept in {db}. Run the same command again to resume."):
+                try:
+                    result = run_test(plan, store, view, _printer(view), workers=workers, concurrency=concurrency,
+                                      executor=executor)
+                except ArenaError as failed:  # the rungs climbed so far are still shown
+                    failure = failed
+            if failure is not None:
+                rows.append([rung.label, "-", "-", "-", "error"])
                 break
             low, high = result.interval
             rows.append([rung.label, str(result.deals), f"{result.score:.3f}", f"{low:.3f} to {high:.3f}",
                          result.verdict])
             if result.verdict != "better":
+                stop = (f"not better than {rung.label} by the margin {margin:g}" if result.verdict == "not better"
+                        else f"undecided against {rung.label} after {result.deals} deals (--max-deals)")
                 break
             beaten = rung
     typer.echo(tabulate(rows, headers=["rung", "deals", "score", "interval", "verdict"]))
-    if beaten is None:
-        typer.echo(f"{new} is not shown better than the lowest rung ({rungs[0].label})")
-    elif beaten == rungs[-1]:
+    if failure is not None:
+        raise fail(f"{rows[-1][0]}: {failure}")
+    reached = f"better than {beaten.label}" if beaten else "not shown better than any rung"
+    if beaten is not None and beaten == rungs[-1]:
         typer.echo(f"{new} is better than every rung: the top is {beaten.label}")
     else:
-        typer.echo(f"{new} is better than {beaten.label}, not shown better than the next rung")
+        typer.echo(f"{new} is {reached}; {stop}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from arena.botspec import ManifestError, find_bot
 from arena.referee import TimeControl
+from arena.tournament.registry import content_hash
 from arena.tournament.sequential import TestPlan
 
 __all__ = ["LADDER_TIME", "STRENGTH_LADDER", "Rung", "rung_plan", "rungs_for", "same_bot"]
@@ -49,12 +50,28 @@ def rungs_for(variant: str) -> tuple[list[Rung], list[Rung]]:
     return playing, [r for r in STRENGTH_LADDER if r not in playing]
 
 
-def rung_plan(plan: TestPlan, rung: Rung) -> TestPlan:
-    """``plan`` (NEW against nothing yet) aimed at ``rung``: its bot as BASE, its time
-    control, and a name of its own, so that each rung's test is stored and resumed apart."""
-    aimed = replace(plan, base=rung.bot, time=replace(plan.time, move_ms=rung.move_ms), name="")
-    prefix = f"{plan.name}-{rung.bot}" if plan.name else "climb" + aimed.title.removeprefix("test")
-    return replace(aimed, name=f"{prefix}-{rung.move_ms}ms")
+def rung_plan(template: TestPlan, rung: Rung) -> TestPlan:
+    """``template`` (NEW's test, its BASE still to fill) aimed at ``rung``: its bot as BASE,
+    its time control, and a name of its own, so that each rung's test is stored and resumed
+    apart.  The default name ends with NEW's content hash where NEW is a folder or a bundled
+    bot: a changed bot climbs afresh rather than meeting its earlier version's verdicts."""
+    aimed = replace(template, base=rung.bot, time=replace(template.time, move_ms=rung.move_ms), name="")
+    where = f"{template.variant}-{template.players}p-{rung.move_ms}ms"
+    if template.name:
+        return replace(aimed, name=f"{template.name}-{rung.bot}-{where}")
+    version = _short_hash(template.new)
+    pair = aimed.title.removeprefix("test-").removesuffix(f"-{template.variant}-{template.players}p")
+    return replace(aimed, name=f"climb-{pair}-{where}" + (f"-{version}" if version else ""))
+
+
+def _short_hash(ref: str) -> str:
+    """The first 8 hex digits of the content hash of the folder ``ref`` names ('' for a
+    registered ``NAME:HASH`` or an installed bot, whose version its name fixes)."""
+    try:
+        folder = find_bot(ref).folder
+        return content_hash(folder)[:8] if folder is not None else ""
+    except ManifestError:
+        return ""
 
 
 LADDER_TIME = TimeControl(move_ms=200, bank_ms=2000, first_move_ms=1000)
@@ -62,8 +79,8 @@ LADDER_TIME = TimeControl(move_ms=200, bank_ms=2000, first_move_ms=1000)
 
 
 def same_bot(ref: str, rung_bot: str) -> bool:
-    """Whether ``ref`` names the rung's own bot (its bundled folder): a test against itself
-    would have nothing to compare."""
+    """Whether ``ref`` names the rung's own bot (its bundled folder): a test's table seats
+    each bot once, and a bot tested against itself would have nothing to compare."""
     try:
         return find_bot(ref).folder == find_bot(rung_bot).folder
     except ManifestError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,10 @@ def home() -> Iterator[Path]:
     yield from scratch()
 
 
+def _cells(row: str) -> list[str]:
+    return re.split(r"\s{2,}", row.strip())
+
+
 def test_a_bot_climbs_past_the_rungs_it_beats_and_stops_at_itself(home: Path) -> None:
     """threshold beats random, then meets itself on the next rung: the climb stops there,
     says how far it got, and each rung's test is stored under its own name."""
@@ -25,42 +30,53 @@ def test_a_bot_climbs_past_the_rungs_it_beats_and_stops_at_itself(home: Path) ->
     done = arena("climb", "threshold", "-v", "scat", "--db", db, "-q")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    rows = [line for line in lines if line.startswith(("random at", "threshold at"))]
-    assert rows[0].startswith("random at 200 ms") and rows[0].endswith("better")
-    assert rows[1].startswith("threshold at 200 ms") and rows[1].endswith("threshold is this rung's bot")
+    rows = [_cells(line) for line in lines if line.startswith(("random at", "threshold at"))]
+    assert rows[0][0] == "random at 200 ms" and rows[0][-1] == "better"
+    assert rows[1][0] == "threshold at 200 ms" and rows[1][-1] == "the climber itself"
     assert len(rows) == 2  # no rung above the one it could not be tested against
-    assert lines[-1] == "threshold is better than random at 200 ms, not shown better than the next rung"
+    assert lines[-1] == ("threshold is better than random at 200 ms; the next rung, threshold at 200 ms, is "
+                         "threshold itself")
+    name = rung_plan(sequential.TestPlan("threshold", "random"), STRENGTH_LADDER[0]).title
+    assert re.fullmatch(r"climb-threshold-random-scat-2p-200ms-[0-9a-f]{8}", name)
     with Store(db) as store:
-        played = store.count("climb-threshold-random-scat-2p-200ms")
+        played = store.count(name)
     assert played >= 16
     again = arena("climb", "threshold", "-v", "scat", "--db", db, "-q")  # decided: the stored verdict stands
     assert again.returncode == 0 and again.stdout.splitlines()[-1] == lines[-1]
     with Store(db) as store:
-        assert store.count("climb-threshold-random-scat-2p-200ms") == played
+        assert store.count(name) == played
 
 
 def test_rungs_that_do_not_play_the_variant_are_skipped_and_named(home: Path) -> None:
     done = arena("climb", "random", "-v", "fifty-one", "--db", home / "arena.db", "-q")
     assert done.returncode == 0, done.stderr
     skipped = next(line for line in done.stdout.splitlines() if line.startswith("skipped"))
-    assert "threshold at 200 ms" in skipped and "heuristic" not in skipped
-    assert done.stdout.splitlines()[-1] == "random is not shown better than the lowest rung (random at 200 ms)"
+    assert "threshold at 200 ms" in skipped and "heuristic" not in skipped and "ismcts" not in skipped
+    assert done.stdout.splitlines()[-1] == ("random is not shown better than any rung; the next rung, random at "
+                                           "200 ms, is random itself")
 
 
-def test_climb_mistakes_are_one_clear_line(home: Path) -> None:
-    done = arena("climb", "heuristic", "-v", "skat", "--db", home / "arena.db")
-    assert done.returncode != 0
-    assert "needs 1 field bot" in done.stderr and "Traceback" not in done.stderr
+@pytest.mark.parametrize(("extra", "message"), [
+    (("-v", "skat"), "needs 1 field bot"),
+    (("-v", "skat", "--field", "heuristic"), "arena submit bots/heuristic --name heuristic-field"),
+    (("-v", "scat", "-o", "lives=abc"), "lives"),
+    (("-v", "nosuch"), "unknown variant"),
+])
+def test_climb_mistakes_are_one_clear_line(home: Path, extra: tuple[str, ...], message: str) -> None:
+    done = arena("climb", "tracker", *extra, "--db", home / "arena.db")
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert not (home / "arena.db").exists() or "deals" not in done.stdout  # nothing was played
 
 
 def test_each_rung_has_its_own_test_name_and_time() -> None:
     plan = sequential.TestPlan("./bots/mine", "random", "scat")
     top = rung_plan(plan, Rung("ismcts", 50))
     assert top.base == "ismcts" and top.time.move_ms == 50 and top.new == "./bots/mine"
-    assert top.title.startswith("climb-mine.") and top.title.endswith("-ismcts-scat-2p-50ms")
+    assert top.title.startswith("climb-mine.") and top.title.endswith("-ismcts-scat-2p-50ms")  # no such folder: no hash
     names = {rung_plan(plan, rung).title for rung in STRENGTH_LADDER}
     assert len(names) == len(STRENGTH_LADDER)
     named = sequential.TestPlan("mine", "random", name="night")
-    assert rung_plan(named, Rung("heuristic", 200)).title == "night-heuristic-200ms"
+    assert rung_plan(named, Rung("heuristic", 200)).title == "night-heuristic-scat-2p-200ms"
     playing, skipped = rungs_for("skat")
     assert [r.bot for r in skipped] == ["threshold"] and playing[0] == STRENGTH_LADDER[0]
