@@ -12,7 +12,7 @@ import typer
 from tabulate import tabulate
 
 from arena.cli._app import OptionPairs, app, fail, user_errors
-from arena.cli.tournament import Cluster, Concurrency, DbOption, ProgressView, Workers
+from arena.cli.tournament import Cluster, Concurrency, DbOption, ProgressView, Quiet, Workers
 from arena.errors import ArenaError
 from arena.referee import TimeControl
 from arena.rules import get_variant, parse_option_pairs
@@ -75,7 +75,7 @@ def test(
     workers: Workers = None,
     concurrency: Concurrency = None,
     cluster: Cluster = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Test whether NEW is stronger than BASE, playing deals until a sequential test decides.
 
@@ -145,7 +145,7 @@ def climb(
     workers: Workers = None,
     concurrency: Concurrency = None,
     cluster: Cluster = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Climb the strength ladder: test NEW against each reference bot, from the weakest,
     until a test does not call it better.
