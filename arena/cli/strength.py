@@ -17,7 +17,7 @@ from arena.errors import ArenaError
 from arena.referee import TimeControl
 from arena.rules import get_variant, parse_option_pairs
 from arena.tournament.climb import LADDER_TIME, STRENGTH_LADDER, Rung, rung_plan, rungs_for, same_bot
-from arena.tournament.runner import RunError, cluster_executor
+from arena.tournament.runner import cluster_executor
 from arena.tournament.sequential import TestPlan, run_test, verdict
 from arena.tournament.stats import SequentialTest
 from arena.tournament.store import DEFAULT_DB, Store
@@ -92,7 +92,7 @@ def test(
     try:
         plan = TestPlan(new, base, variant, players, tuple(field or ()), parse_option_pairs(option or []), margin,
                         alpha, beta, max_deals, batch, TimeControl(move_ms=move_ms), name, luck)
-    except RunError as error:
+    except ArenaError as error:
         raise fail(str(error)) from None
     with Store(db) as store:
         if show:
@@ -159,10 +159,8 @@ def climb(
     """
     try:
         rules = get_variant(variant)
-        pairs = parse_option_pairs(option or [])
-        rules.resolve(pairs)  # a bad option fails here, not in every rung's referee workers
         template = TestPlan(new, STRENGTH_LADDER[0].bot, variant, players or rules.min_players, tuple(field or ()),
-                            pairs, margin, alpha, beta, max_deals, batch, LADDER_TIME, name)
+                            parse_option_pairs(option or []), margin, alpha, beta, max_deals, batch, LADDER_TIME, name)
         rungs, skipped = rungs_for(variant)
     except ArenaError as error:
         raise fail(str(error)) from None

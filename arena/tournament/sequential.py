@@ -63,7 +63,9 @@ class TestPlan:
                            f"(--field), not {len(self.field_bots)}")
         if not 0 < self.margin < 0.5 or not 0 < self.alpha < 0.5 or not 0 < self.beta < 0.5:
             raise RunError("margin, alpha and beta must each be between 0 and 0.5")
-        get_variant(self.variant).check_players(self.players)
+        rules = get_variant(self.variant)
+        rules.check_players(self.players)
+        rules.resolve(self.options)  # a bad option fails here, not in every referee worker
         if self.luck and not supported(self.variant):
             raise RunError(f"{self.variant} has no luck estimate (its rules come from a plugin): test it "
                            "without --luck")

@@ -70,6 +70,8 @@ def test_a_test_scored_with_the_luck_taken_out_decides_and_shows_again(home: Pat
         (("--players", "3"), "a 3-player test needs 1 field bot (--field), not 0"),
         (("--margin", "0.7"), "margin, alpha and beta must each be between 0 and 0.5"),
         (("--show",), "no test 'test-threshold-random-scat-2p'"),
+        (("-o", "deck=33"), "deck"),  # refused before any worker starts
+        (("-o", "no_such_rule=1"), "no_such_rule"),
     ],
 )
 def test_test_mistakes_are_one_clear_line(home: Path, extra: tuple[str, ...], message: str) -> None:
