@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 THINK_FRACTION = 0.6
@@ -29,6 +29,10 @@ RESERVE_S = 0.005
 """Kept back from every budget for reading the events and sending the reply."""
 MAX_DEALS = 400
 """Deals sampled at most, however long the budget (spares a shared machine)."""
+MIN_DEALS = 12
+"""Deals sampled before a search may stop early."""
+CHECK_EVERY = 6
+"""Deals between checks for an early stop."""
 
 
 class Budget:
@@ -91,7 +95,7 @@ def budget_for(time_control: Mapping[str, Any], time_left_ms: float | None = Non
     return Budget(think, max(think, stretch - RESERVE_S))
 
 
-class Step:
+class _Step:
     """Measures one deal's cost on both clocks, keeping the slowest."""
 
     def __init__(self) -> None:
@@ -106,3 +110,19 @@ class Step:
     def end(self) -> None:
         self.cpu = max(self.cpu, time.process_time() - self._cpu0)
         self.wall = max(self.wall, time.perf_counter() - self._wall0)
+
+
+def deals_while(budget: Budget, settled: Callable[[], bool]) -> Iterator[int]:
+    """The numbers of the deals a search samples: 0, 1, ... while one more deal (as slow as
+    the slowest so far) fits in ``budget``, and until ``settled()`` says the answer is
+    clear, asked every :data:`CHECK_EVERY` deals from :data:`MIN_DEALS` on.  The loop
+    over them does one deal's work a step (every search of the bot has this shape)."""
+    step = _Step()
+    deals = 0
+    while budget.allows(deals, step.cpu, step.wall):
+        step.begin()
+        yield deals
+        deals += 1
+        step.end()
+        if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and settled():
+            return

@@ -18,10 +18,10 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from budget import Budget, Step
+from budget import Budget, deals_while
 from fifty_one_deal import HandKnowledge, Sampler, read_hand, replay
 from fifty_one_policy import LENGTH_BONUS, RuleOfThumb, finish_hand, net_score, stop_threshold, suit_points, swap_score
-from pimc import CHECK_EVERY, MIN_DEALS, Tally, clear_leader, pick
+from pimc import Tally, clear_leader, pick
 
 from arena.cards import Card, parse_card
 from arena.rules import Action
@@ -132,9 +132,10 @@ class FiftyOnePlayer:
         return pick(tallies, default)
 
     def remaining(self, observation: Mapping[str, Any]) -> int:
-        """Hands still to be played after this one."""
+        """Hands still to be played after this one: the match's hands, or fewer when the
+        round cap (200 unless set) ends it first."""
         rounds = self.options.get("rounds") or 2 * self.match.players
-        cap = self.options.get("max_rounds") or rounds
+        cap = self.options.get("max_rounds") or FiftyOneState.default_max_rounds
         return max(0, min(rounds, cap) - int(observation["round"]))
 
     @staticmethod
@@ -180,20 +181,13 @@ def search(sampler: Sampler, candidates: Sequence[str], policy: RuleOfThumb, val
     ``policy``, while ``budget`` allows; one :class:`Tally` per candidate, all with the same
     number of results.  Stops early once the leader is clear (:func:`pimc.clear_leader`)."""
     tallies = [Tally(text, Action.parse(text)) for text in candidates]
-    step = Step()
-    deals = 0
     last = len(tallies) - 1
-    while budget.allows(deals, step.cpu, step.wall):
-        step.begin()
+    for _ in deals_while(budget, lambda: clear_leader(tallies)):
         state = sampler.deal(rng)
         for i, tally in enumerate(tallies):
             played = state if i == last else state.clone()
             played.apply(tally.action)
             finish_hand(played, policy)
             tally.results.append(value(played))
-        deals += 1
-        step.end()
-        if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
-            break
     return tallies
 

@@ -19,17 +19,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from budget import Budget, Step
+from budget import Budget, deals_while
 from infoset import Knowledge, sample_state
 from playout import Playout
 from redeal import Redealer
 
 from arena.rules import Action, Variant
 
-MIN_DEALS = 12
-"""Deals sampled before the search may stop early."""
-CHECK_EVERY = 6
-"""Deals between checks for an early stop."""
 CLEAR_LEAD = 3.0
 """The leader stops the search when its mean paired advantage over each other candidate
 exceeds this many standard errors."""
@@ -106,11 +102,8 @@ def search(
     redealer = None
     if Redealer.serves(variant.family.name, knowledge):
         redealer = Redealer(knowledge, first[1], declines, policy, options)
-    step = Step()
-    deals = 0
-    while budget.allows(deals, step.cpu, step.wall):
-        step.begin()
-        if deals == 0:
+    for deal in deals_while(budget, lambda: clear_leader(tallies)):
+        if deal == 0:
             state = first[1]
         elif redealer is not None:
             redealt = redealer.sample(rng)
@@ -122,14 +115,10 @@ def search(
             if sampled is None:
                 break
             state = sampled[1]
-        keep = redealer is not None and deals == 0  # the template is never played on
+        keep = redealer is not None and deal == 0  # the template is never played on
         last = len(tallies) - 1
         for i, tally in enumerate(tallies):  # every candidate on a copy of the same deal
             played = state if i == last and not keep else state.clone()
             played.apply(tally.action)
             tally.results.append(utility(policy.finish_round(played)))
-        deals += 1
-        step.end()
-        if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
-            break
     return tallies

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from budget import Budget, Step
-from pimc import CHECK_EVERY, CLEAR_LEAD, MIN_DEALS
+from budget import Budget, deals_while
+from pimc import CLEAR_LEAD
 from skat_auction import ACE, TRUMP_GAMES, Auction, choose_game, evaluate, null_danger, null_discard, trumps_in
 from skat_deal import REPLAY_DEALER, REPLAY_OPTIONS, REPLAY_SEED, SkatKnowledge, original_deal, redeal, replay
 from skat_rollout import SkatRollout, deal_worth
@@ -219,11 +219,8 @@ def search(variant: Variant, options: Mapping[str, Any], known: SkatKnowledge, c
     if template is None:
         return outcomes
     me = known.me
-    step = Step()
-    deals = 0
-    while budget.allows(deals, step.cpu, step.wall):
-        step.begin()
-        dealt = first if deals == 0 else sample_deal(known, rng, best)
+    for deal in deals_while(budget, lambda: settled(outcomes)):
+        dealt = first if deal == 0 else sample_deal(known, rng, best)
         if dealt is None:
             break
         hands, skat = dealt
@@ -240,10 +237,6 @@ def search(variant: Variant, options: Mapping[str, Any], known: SkatKnowledge, c
             outcome.won.append(bool(result and result.get("won")))
             outcome.values.append(bid_value(result, played))
             outcome.worths.append(deal_worth(result, me))
-        deals += 1
-        step.end()
-        if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and settled(outcomes):
-            break
     return outcomes
 
 

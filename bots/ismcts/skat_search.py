@@ -20,9 +20,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from budget import Budget, Step
+from budget import Budget, deals_while
 from infoset import MAX_TRIES, MIN_ACCEPT
-from pimc import CHECK_EVERY, MIN_DEALS, Tally, clear_leader
+from pimc import Tally, clear_leader
 from skat_deal import SkatKnowledge, redeal, replay
 from skat_rollout import SkatRollout, deal_worth
 
@@ -96,11 +96,8 @@ def search(
         return tallies, None, declarer_won
     policy = SkatRollout(str(known.game))
     me = known.me
-    step = Step()
-    deals = 0
-    while budget.allows(deals, step.cpu, step.wall):
-        step.begin()
-        dealt = first if deals == 0 else sample_deal(known, rng, best)
+    for deal in deals_while(budget, lambda: clear_leader(tallies)):
+        dealt = first if deal == 0 else sample_deal(known, rng, best)
         if dealt is None:
             break
         state = redeal(template, known, *dealt)
@@ -110,10 +107,6 @@ def search(
             result = policy.finish(played)
             tally.results.append(deal_worth(result, me))
             won.append(bool(result and result.get("won")))
-        deals += 1
-        step.end()
-        if deals >= MIN_DEALS and deals % CHECK_EVERY == 0 and clear_leader(tallies):
-            break
     return tallies, template, declarer_won
 
 

@@ -193,6 +193,17 @@ def test_a_hand_won_outweighs_any_score_and_scores_break_level_hands() -> None:
     assert early.ahead(0, 10) > 0.5 > early.ahead(0, -10)
 
 
+@pytest.mark.parametrize(
+    ("options", "left"),
+    [({}, 3), ({"rounds": 500}, 199), ({"rounds": 500, "max_rounds": 300}, 299), ({"rounds": 9, "max_rounds": 5}, 4)],
+)
+def test_the_hands_still_to_come_stop_at_the_round_cap(options: dict[str, int], left: int) -> None:
+    """After the first hand of two players: four hands by default, and never past the cap
+    (200 unless set), where the engine ends the match."""
+    match = MatchInfo("fifty-one-cap", "fifty-one", options, 0, 2, {"move_ms": 1000}, [])
+    assert FiftyOnePlayer(match).remaining({"round": 1}) == left
+
+
 REFEREE_TABLE = ("ismcts", "heuristic", "random", "ismcts", "heuristic")
 """Seats of the processes opened: a table of k players takes the first k, rotated."""
 REFEREE_CONTROL = TimeControl(move_ms=100, bank_ms=10_000)

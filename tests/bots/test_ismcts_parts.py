@@ -13,7 +13,7 @@ from arena.rules import Action, get_variant
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bots" / "ismcts"))
 
 from advice import ScatAdvisor, Situation  # noqa: E402
-from budget import budget_for  # noqa: E402
+from budget import CHECK_EVERY, MIN_DEALS, Budget, budget_for, deals_while  # noqa: E402
 from opponents import KnockModel  # noqa: E402
 from playout import ScatPlayout, View  # noqa: E402
 
@@ -94,3 +94,17 @@ def test_the_budget_follows_the_clock_the_referee_charges() -> None:
     assert small.wall_s == pytest.approx(0.2 + 0.05 - 0.005)  # risks half the bank, no more
     fixed = budget_for(cpu, 2200, deals=7)
     assert fixed.deals == 7 and fixed.allows(6, 1e9, 1e9) and not fixed.allows(7, 0.0, 0.0)
+
+
+def test_a_search_samples_its_deals_until_the_budget_or_a_settled_answer_stops_it() -> None:
+    """Every search's loop: all the deals allowed, or fewer once the answer is settled,
+    asked only from MIN_DEALS on and every CHECK_EVERY deals."""
+    assert list(deals_while(Budget.fixed(30), lambda: False)) == list(range(30))
+    asked: list[int] = []
+
+    def settled() -> bool:
+        asked.append(len(asked))
+        return len(asked) == 2
+
+    assert len(list(deals_while(Budget.fixed(100), settled))) == MIN_DEALS + CHECK_EVERY
+    assert list(deals_while(Budget(0.0, 0.0), lambda: False)) == []  # no time: not one deal
