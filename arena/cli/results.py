@@ -20,6 +20,7 @@ import typer
 from tabulate import tabulate, tabulate_formats
 
 from arena.cli._app import app, fail, user_errors
+from arena.luck import no_estimate
 from arena.rules.hands import format_value
 from arena.text import counted, printable
 from arena.tournament.ratings import Environment, environment
@@ -136,6 +137,11 @@ def print_table(db: Path, tournament: str | None = None, variant: str | None = N
                         disable_numparse=[1, 2, 5, 6, 7]))
     for line in _uncertainty_notes(rows, groups, luck):
         typer.echo(line)
+    if luck:
+        with open_store(db) as store:
+            raw = [why for v in store.variants(name) if (variant in (None, v)) and (why := no_estimate(v))]
+        for why in raw:
+            typer.echo(f"{why}: its matches count with their raw scores.")
     typer.echo(fitted.describe() + ".")
 
 

@@ -87,6 +87,14 @@ def supported(variant: str) -> bool:
         return False
 
 
+def no_estimate(variant: str) -> str | None:
+    """Why ``variant``'s matches cannot have their luck taken out, or None when they can:
+    a verdict asked to take it out must refuse rather than quietly judge raw scores."""
+    if supported(variant):
+        return None
+    return f"{variant} has no luck estimate (its rules come from a plugin)"
+
+
 def weights_of(variant: str) -> dict[str, float]:
     """The weights ``variant``'s luck is measured with."""
     rules = get_variant(variant)

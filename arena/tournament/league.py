@@ -18,6 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, Final
 
+from arena.luck import no_estimate
 from arena.referee import FaultPolicy, TimeControl
 from arena.rules import get_variant
 from arena.tournament.ratings import Rating, quality, rate, ratings
@@ -137,6 +138,8 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
     """Play league matches until ``settings.matches`` are stored (or Ctrl+C)."""
     spec = _spec(settings)
     get_variant(settings.variant).check_players(settings.players)
+    if settings.luck and (why := no_estimate(settings.variant)):
+        raise RunError(f"{why}: settle the league without --luck")
     with lock(store, LEAGUE), closing(make_executor(spec, observer)) as executor:
         pool = _pool(store, settings.variant, settings.players)
         current = rate(store.results(LEAGUE, settings.variant))

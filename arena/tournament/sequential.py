@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.luck import supported
+from arena.luck import no_estimate
 from arena.referee import TimeControl
 from arena.rules import get_variant
 from arena.text import counted
@@ -66,9 +66,8 @@ class TestPlan:
         rules = get_variant(self.variant)
         rules.check_players(self.players)
         rules.resolve(self.options)  # a bad option fails here, not in every referee worker
-        if self.luck and not supported(self.variant):
-            raise RunError(f"{self.variant} has no luck estimate (its rules come from a plugin): test it "
-                           "without --luck")
+        if self.luck and (why := no_estimate(self.variant)):
+            raise RunError(f"{why}: test it without --luck")
 
     @property
     def title(self) -> str:

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 
 from arena.errors import ArenaError
+from arena.luck import no_estimate
 from arena.referee import Clock, FaultPolicy, PolicyMode, TimeControl
 from arena.rules import RulesError, Variant, get_variant
 from arena.sandbox import LAYERS, Limits
@@ -286,6 +287,10 @@ def parse_spec(text: str, source: Path | None = None,
         problem = None if entrant_problem is None else entrant_problem(name, entrant, folder)
         if problem is not None:
             fail(problem, *at)
+    if raw.settle is not None and raw.settle.luck:
+        for plan in plans:
+            if why := no_estimate(plan.variant.name):
+                fail(f"{why}: settle without luck", "settle", "luck")
     unknown_layers = [layer for layer in raw.require if layer not in LAYERS]
     if unknown_layers:
         fail(f"unknown sandbox layer(s) {', '.join(unknown_layers)}; layers: {', '.join(LAYERS)}", "require")
