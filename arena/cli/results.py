@@ -23,6 +23,7 @@ from arena.cli._app import app, fail, user_errors
 from arena.luck import no_estimate
 from arena.rules.hands import format_value
 from arena.text import counted, printable
+from arena.tournament.adjust import measure_luck
 from arena.tournament.ratings import Environment, environment
 from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.store import DEFAULT_DB
@@ -170,8 +171,19 @@ def _ranking(db: Path, tournament: str | None, variant: str | None,
     and the TrueSkill settings fitted to them."""
     with open_store(db) as store:
         name = pick_tournament(store, tournament)
+        if luck:
+            measure_luck(store, name, variant, _luck_progress)
         return (name, standings(store, name, variant, luck=luck), store.count(name, variant),
                 ranking_groups(store, name, variant), environment(store, name, variant))
+
+
+def _luck_progress(looked: int, of: int) -> None:
+    """A line on stderr as the luck of matches not yet measured is measured, and one per
+    batch of them: the first look at a large tournament replays every match (it is
+    stored, so the next look is quick)."""
+    if of:
+        typer.echo(f"measuring the cards' luck once (it is stored): {looked} of {counted(of, 'match')} done",
+                   err=True)
 
 
 def _table_row(row: Standing) -> list[object]:

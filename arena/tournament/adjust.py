@@ -11,6 +11,8 @@ which is as unbiased.  Placements, and so ratings and who won, never change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arena.luck import BOUND, VERSION, match_luck, supported
 from arena.tournament.logs import decompress_log
 from arena.tournament.store import MatchRecord, Store
@@ -27,14 +29,20 @@ def spread(players: int) -> float:
     return 2 * BOUND * (players - 1) / players
 
 
-def measure_luck(store: Store, tournament: str, variant: str | None = None) -> int:
+def measure_luck(store: Store, tournament: str, variant: str | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> int:
     """Measure and store the luck of every match of ``tournament`` not yet measured by this
     arena's estimate; returns how many were stored.  A match whose deal key is not in this
     database is left for later (the key may come); one the estimate cannot measure is
-    marked so."""
+    marked so.  ``progress(looked at, of)`` hears of the start and of every batch: the
+    first look at a large tournament replays thousands of matches."""
     done = 0
     pending: list[tuple[str, str, tuple[float, ...] | None]] = []
-    for match in store.unmeasured(tournament, VERSION, variant):
+    ids = store.unmeasured(tournament, VERSION, variant)
+    if progress is not None:
+        progress(0, len(ids))
+    for looked, match_id in enumerate(ids, 1):
+        match = store.match(match_id)
         seed = store.match_seed(match)
         if seed is None:
             continue
@@ -46,6 +54,8 @@ def measure_luck(store: Store, tournament: str, variant: str | None = None) -> i
             store.save_luck(pending)
             done += len(pending)
             pending = []
+            if progress is not None:
+                progress(looked, len(ids))
     if pending:
         store.save_luck(pending)
         done += len(pending)

@@ -681,14 +681,12 @@ class Store:
             gathered.seat(version, placement, faults, math.nan if seat_luck is None else seat_luck)
         return gathered.results()
 
-    def unmeasured(self, tournament: str, version: str, variant: str | None = None) -> Iterator[MatchRecord]:
-        """The matches of ``tournament`` (with their logs) whose luck the estimate ``version``
-        has not measured yet."""
-        ids = [r[0] for r in self._db.execute(
+    def unmeasured(self, tournament: str, version: str, variant: str | None = None) -> list[str]:
+        """The ids of the matches of ``tournament`` whose luck the estimate ``version`` has
+        not measured yet, in the order they were played."""
+        return [r[0] for r in self._db.execute(
             "SELECT id FROM matches WHERE tournament = ? AND (? IS NULL OR variant = ?)"
             " AND luck_version IS NOT ? ORDER BY seq, rowid", (tournament, variant, variant, version))]
-        for match_id in ids:
-            yield self.match(match_id)
 
     def save_luck(self, measured: Sequence[tuple[str, str, Sequence[float] | None]]) -> None:
         """Record each ``(match id, estimate version, luck per seat or None)``: None marks a

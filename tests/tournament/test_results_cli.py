@@ -131,6 +131,7 @@ def test_table_with_the_luck_taken_out_measures_each_match_once_and_keeps_the_ra
     assert adjusted.returncode == 0, adjusted.stderr
     luck = json.loads(adjusted.stdout)
     assert luck["luck_adjusted"] is True and raw["luck_adjusted"] is False
+    assert "measuring the cards' luck once (it is stored): 0 of 12 matches done" in adjusted.stderr
     assert [(r["bot"], r["rating"], r["mu"], r["matches"]) for r in luck["standings"]] == \
         [(r["bot"], r["rating"], r["mu"], r["matches"]) for r in raw["standings"]]  # ratings are placements'
     assert [(r["mu_low"], r["mu_high"]) for r in luck["standings"]] != \
@@ -141,7 +142,9 @@ def test_table_with_the_luck_taken_out_measures_each_match_once_and_keeps_the_ra
         assert not list(store.unmeasured("summer", LUCK_VERSION))  # the next look measures nothing again
         assert np.isfinite(store.results("summer", luck=LUCK_VERSION).luck).all()
         assert store.results("summer").luck is None
-    text = arena("table", "--luck", db=copy).stdout.splitlines()
+    again = arena("table", "--luck", db=copy)
+    assert "measuring" not in again.stderr  # measured once
+    text = again.stdout.splitlines()
     assert text[8] == "intervals and ranks: 95%, resampling whole deals (12 independent deal groups), the cards' " \
         "luck taken out."
 
