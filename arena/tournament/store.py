@@ -361,6 +361,7 @@ class Store:
         existing, current one that nothing through this store can change (SQLite's
         ``mode=ro``), for readers that may run beside a writer or on a file they may not change."""
         self.path = Path(path)
+        self.read_only = read_only
         if timeout_s is None:
             timeout_s = _timeout_from_environment()
         existed = _check_file(self.path)

@@ -227,7 +227,8 @@ def standings(store: Store, tournament: str, variant: str | None = None, *, leve
     first; ties in rating are ordered by mu, then by name.  ``ahead_of_next`` is computed
     for statements at ``level`` (the bootstrap's stretch for few deal groups depends on it).
     With ``luck``, the intervals, ranks and odds rest on luck-adjusted comparisons
-    (:mod:`arena.tournament.adjust`); ratings and placements stay as played."""
+    (:mod:`arena.tournament.adjust`); ratings and placements stay as played.  A read-only
+    store cannot measure: matches not measured yet keep their raw scores."""
     return ranked(store, tournament, variant, level=level, luck=luck)[0]
 
 
@@ -236,7 +237,7 @@ def ranked(store: Store, tournament: str, variant: str | None = None, *,
     """:func:`standings`, and the bootstrap they rest on (indexed like them): a page that
     also shows the head-to-head odds need not bootstrap twice."""
     check_variant(store, tournament, variant)
-    if luck:
+    if luck and not store.read_only:  # a reader takes what is measured; the rest counts raw
         measure_luck(store, tournament, variant)
     matches = store.results(tournament, variant, luck=LUCK_VERSION if luck else None)
     tallies = _tally(matches)

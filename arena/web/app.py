@@ -140,7 +140,7 @@ def _tournament(store: ReadOnlyStore, request: Request) -> pages.Page:
     variant = request.path_params.get("variant")
     if variant is not None:
         variant = pages.find(variants_played(store, name), variant, "variant")
-    return pages.tournament(store, name, variant)
+    return pages.tournament(store, name, variant, luck=request.query_params.get("luck") == "1")
 
 
 def _competition(store: ReadOnlyStore, request: Request) -> str:
@@ -176,8 +176,8 @@ def routes(site: _Site) -> list[BaseRoute]:
     """Every address the app answers."""
     return [
         Route("/", site.page(lambda store, _: pages.index(store))),
-        Route("/t/{name}/", site.page(_tournament)),
-        Route("/t/{name}/v/{variant}/", site.page(_tournament)),
+        Route("/t/{name}/", site.page(_tournament, ("luck",))),
+        Route("/t/{name}/v/{variant}/", site.page(_tournament, ("luck",))),
         Route("/b/{bot}/", site.page(_bot)),
         Route("/matches/", site.page(_matches, FILTERS)),
         Route("/m/{match}/", site.page(_match)),

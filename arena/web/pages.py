@@ -44,9 +44,10 @@ def index(store: ReadOnlyStore, only: Collection[str] | None = None) -> Page:
                 {"competitions": shown, "bots": _bots(store, only), "matches": matches}, "*")
 
 
-def tournament(store: ReadOnlyStore, name: str, variant: str | None = None) -> Page:
-    """A competition's ranking, overall or for one variant."""
-    view = tournament_view(store, name, variant)
+def tournament(store: ReadOnlyStore, name: str, variant: str | None = None, luck: bool = False) -> Page:
+    """A competition's ranking, overall or for one variant; with ``luck``, its intervals,
+    ranks and odds with the cards' luck taken out."""
+    view = tournament_view(store, name, variant, luck)
     title = f"{name} · {variant}" if variant else name
     return Page(site.tournament_page(name, variant), "tournament.html", title, view, name)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from arena.luck import VERSION as LUCK_VERSION
+from arena.luck import supported
 from arena.tournament.ratings import environment
 from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.views import (
@@ -76,12 +78,17 @@ class FaultLine:
     fault: dict[str, Any]
 
 
-def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dict[str, Any]:
+def tournament_view(store: ReadOnlyStore, name: str, variant: str | None, luck: bool = False) -> dict[str, Any]:
     """The page's context: ``competition``, ``variant``, ``variants``, ``lines``, ``groups``,
-    ``unsure`` pairs, ``matrix`` (names and cells), ``history`` and ``faults``."""
+    ``unsure`` pairs, ``matrix`` (names and cells), ``history`` and ``faults``; ``luck``
+    (the intervals, ranks and odds on luck-adjusted comparisons, as ``arena table --luck``
+    gives them) with ``luck_offered`` and the ``unmeasured`` matches that count raw."""
     name = pick_tournament(store, name)
     check_variant(store, name, variant)
-    standing, spread = ranked(store, name, variant)
+    scope = [variant] if variant is not None else variants_played(store, name)
+    offered = any(supported(v) for v in scope)
+    luck = luck and offered
+    standing, spread = ranked(store, name, variant, luck=luck)
     names = labels(s.version for s in standing)
     bars = interval_bars([(s.rating.mu, s.interval) for s in standing])
     lines = [Line(s, names[s.version.id], bar) for s, bar in zip(standing, bars)]
@@ -103,6 +110,8 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None) -> dic
         "environment": environment(store, name, variant) if standing else None,
         "spec": store.tournament_spec(name) or {},
         "published_key": (key := store.published_key(name)) and key.hex(),
+        "luck": luck, "luck_offered": offered, "luck_version": LUCK_VERSION,
+        "unmeasured": len(store.unmeasured(name, LUCK_VERSION, variant)) if luck else 0,
     }
 
 

@@ -253,3 +253,45 @@ def test_a_tournament_with_authors_apart_shows_the_total_its_run_scheduled(web_d
             assert _progress(server, path, "apart") == ("4 / 6", "incomplete"), path
     finally:
         stop_server(server)
+
+
+def test_the_ranking_with_the_luck_taken_out_is_arena_table_luck(tab: Watched, server: Server,
+                                                                   web_data: WebData) -> None:
+    """The page offers the ranking with the cards' luck taken out; the pages never write, so
+    on a database whose luck is not measured yet it says the matches count raw (and shows
+    the raw ranking), and once `arena table --luck` has measured them it shows that
+    command's intervals and ranks, ratings and placements unchanged."""
+    page = tab.page
+    page.goto(f"{server.url}/t/ladder/")
+    raw = shown_ranking(page)
+    assert "As played" in page.inner_text("#luck-view")
+    page.click("#luck-view a")
+    page.wait_for_url(re.compile(r"/t/ladder/\?luck=1$"))
+    assert "The cards' luck taken out" in page.inner_text("#luck-view")
+    assert page.inner_text("p.unmeasured").startswith("14 matches not measured yet count with their raw scores")
+    assert shown_ranking(page) == raw  # nothing measured: the same scores
+    assert_clean(tab)
+
+    folder = Path(tempfile.mkdtemp(prefix="luck-", dir=web_data.folder))
+    folder.chmod(0o755)
+    db = folder / "arena.db"
+    with closing(sqlite3.connect(web_data.db)) as source, closing(sqlite3.connect(db)) as target:
+        source.backup(target)
+    adjusted = arena("table", "--json", "-t", "ladder", "--luck", "--db", db)
+    assert adjusted.returncode == 0, adjusted.stderr
+    measured = start_server(db)
+    try:
+        page.goto(f"{measured.url}/t/ladder/?luck=1")
+        shown = shown_ranking(page)
+        assert_same_ranking(shown, json.loads(adjusted.stdout))
+        assert page.locator("p.unmeasured").count() == 0
+        assert "the cards' luck taken out (estimate luck-" in page.inner_text("#ranking + p.note")
+        assert [r["cells"]["interval"] for r in shown] != [r["cells"]["interval"] for r in raw]
+        assert [(r["bot"], r["cells"]["rating"], r["cells"]["place"]) for r in shown] == \
+            [(r["bot"], r["cells"]["rating"], r["cells"]["place"]) for r in raw]  # ratings are placements'
+        page.click("#luck-view a")
+        page.wait_for_url(re.compile(r"/t/ladder/$"))
+        assert_same_ranking(shown_ranking(page), table(db, "ladder"))
+        assert_clean(tab)
+    finally:
+        stop_server(measured)
