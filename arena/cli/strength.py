@@ -65,8 +65,10 @@ def test(
     max_deals: Annotated[int, typer.Option(help="Stop undecided after this many deals.", min=8)] = 400,
     batch: Annotated[int, typer.Option(help="Deals added at a time.", min=1)] = 8,
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.", min=1)] = 1000,
+    base_move_ms: Annotated[int | None, typer.Option(help="BASE's own time per decision, ms (default: --move-ms): "
+                                                     "NEW against a bot at another budget.", min=1)] = None,
     name: Annotated[str, typer.Option(help="The test's name in the database (default: "
-                                      "test-NEW-BASE-VARIANT-Np).")] = "",
+                                      "test-NEW-BASE-VARIANT-Np, and -baseMSms with --base-move-ms).")] = "",
     luck: Annotated[bool, typer.Option("--luck", help="Score each deal with the luck of the cards taken out: "
                                        "the same verdicts with their error rates, from fewer deals where the "
                                        "cards' luck is a large part of the noise. Give it with --show too.")] = False,
@@ -91,7 +93,8 @@ def test(
     """
     try:
         plan = TestPlan(new, base, variant, players, tuple(field or ()), parse_option_pairs(option or []), margin,
-                        alpha, beta, max_deals, batch, TimeControl(move_ms=move_ms), name, luck)
+                        alpha, beta, max_deals, batch, TimeControl(move_ms=move_ms), name, luck,
+                        None if base_move_ms is None else TimeControl(move_ms=base_move_ms))
     except ArenaError as error:
         raise fail(str(error)) from None
     with Store(db) as store:
@@ -151,8 +154,8 @@ def climb(
     until a test does not call it better.
 
     The rungs, from the bottom: random, threshold, heuristic, ismcts at 15 ms a decision,
-    ismcts at 200 ms (both seats of a rung's test play at its time; rungs whose bot does not
-    play the variant are skipped).  Each rung is one `arena test` with its error rates,
+    ismcts at 200 ms (NEW plays at 200 ms on every rung; rungs whose bot does not play the
+    variant are skipped).  Each rung is one `arena test` with its error rates,
     stored under its own name: Ctrl+C and run again to resume where it stopped.  The
     answer is the highest rung NEW is shown to beat.  docs/STRENGTH.md has the ladder's
     measured order.

@@ -21,7 +21,7 @@ __all__ = ["LADDER_TIME", "STRENGTH_LADDER", "Rung", "rung_plan", "rungs_for", "
 
 @dataclass(frozen=True)
 class Rung:
-    """A reference bot at a time control (both seats of a test play under it)."""
+    """A reference bot at a time control of its own (the climber plays at the ladder's)."""
 
     bot: str
     move_ms: int
@@ -40,8 +40,8 @@ STRENGTH_LADDER = (
 )
 """From the weakest: a legal random move, the "knock at 25" baseline, the rule-of-thumb
 heuristic bot, the search bot at 15 ms a decision (about ten deals: it searches 60% of
-``move_ms``, less 5 ms) and at the full 200 ms (a few hundred).  A rung's time control
-binds both seats: a bot that needs more than 15 ms a decision draws on its bank there."""
+``move_ms``, less 5 ms) and at the full 200 ms (a few hundred).  The climber plays at
+:data:`LADDER_TIME` on every rung."""
 
 
 def rungs_for(variant: str) -> tuple[list[Rung], list[Rung]]:
@@ -51,16 +51,19 @@ def rungs_for(variant: str) -> tuple[list[Rung], list[Rung]]:
 
 
 def rung_plan(template: TestPlan, rung: Rung) -> TestPlan:
-    """``template`` (NEW's test, its BASE still to fill) aimed at ``rung``: its bot as BASE,
-    its time control, and a name of its own, so that each rung's test is stored and resumed
-    apart.  The default name ends with NEW's content hash where NEW is a folder or a bundled
-    bot: a changed bot climbs afresh rather than meeting its earlier version's verdicts."""
-    aimed = replace(template, base=rung.bot, time=replace(template.time, move_ms=rung.move_ms), name="")
+    """``template`` (NEW's test at its time control, its BASE still to fill) aimed at
+    ``rung``: its bot as BASE at the rung's own ``move_ms`` where that differs from NEW's,
+    and a name of its own, so that each rung's test is stored and resumed apart.  The
+    default name ends with NEW's content hash where NEW is a folder or a bundled bot: a
+    changed bot climbs afresh rather than meeting its earlier version's verdicts."""
+    own = None if rung.move_ms == template.time.move_ms else replace(template.time, move_ms=rung.move_ms)
+    aimed = replace(template, base=rung.bot, base_time=own, name="")
     where = f"{template.variant}-{template.players}p-{rung.move_ms}ms"
     if template.name:
         return replace(aimed, name=f"{template.name}-{rung.bot}-{where}")
     version = _short_hash(template.new)
-    pair = aimed.title.removeprefix("test-").removesuffix(f"-{template.variant}-{template.players}p")
+    pair = replace(aimed, base_time=None).title.removeprefix("test-").removesuffix(
+        f"-{template.variant}-{template.players}p")
     return replace(aimed, name=f"climb-{pair}-{where}" + (f"-{version}" if version else ""))
 
 
@@ -75,7 +78,8 @@ def _short_hash(ref: str) -> str:
 
 
 LADDER_TIME = TimeControl(move_ms=200, bank_ms=2000, first_move_ms=1000)
-"""The ladder's time control; each rung sets its own ``move_ms``."""
+"""The climber's time control on every rung; each rung's bot plays at its own ``move_ms``
+with the same bank."""
 
 
 def same_bot(ref: str, rung_bot: str) -> bool:

@@ -44,6 +44,8 @@ class BotRef(msgspec.Struct, frozen=True):
 
     name: str
     path: str | None
+    time: TimeControl | None = None
+    """Its own time control, where it has one (else the table's)."""
 
 
 class TableJob(msgspec.Struct, frozen=True, tag="table"):

@@ -25,7 +25,7 @@ import sys
 import weakref
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +37,7 @@ import trio
 from arena.botspec import BotManifest
 from arena.deals import new_key
 from arena.errors import ArenaError
+from arena.referee import TimeControl
 from arena.sandbox import LAYERS, UidPool, closed_to_others
 from arena.text import counted
 from arena.tournament.jobs import BotRef, FromWorker, Played, Ready, TableJob
@@ -321,6 +322,10 @@ def _check_same_play(spec: TournamentSpec, before: dict[str, Any], played: int) 
     """RunError if the time control, fault policy or limits changed since matches were stored:
     a resumed run would rank matches played under different conditions together."""
     now = spec.to_dict()
+    if before.get("entrant_time", {}) != now["entrant_time"]:
+        raise RunError(f"the entrants' own time controls changed since {counted(played, 'match')} of {spec.name!r} "
+                       f"were played (were {before.get('entrant_time', {})}, are {now['entrant_time']}), and rankings "
+                       "would mix the two. Restore them, or give it a new name (or another --db) to start afresh")
     for table in ("time", "faults", "limits"):
         old, new = before.get(table, now[table]), now[table]
         changes = [f"{key} was {old[key]}, is {value}" for key, value in new.items() if old.get(key, value) != value]
@@ -433,10 +438,10 @@ def _pinned(store: Store, spec: TournamentSpec, key: str, ref: str, version_id: 
     return version
 
 
-def _job(spec: TournamentSpec, table: Table) -> TableJob:
+def _job(spec: TournamentSpec, table: Table, own_time: Mapping[int, TimeControl]) -> TableJob:
     return TableJob(
         id=table.id, variant=table.variant, options=table.options,
-        bots=[BotRef(v.bot, v.path) for v in table.versions],
+        bots=[BotRef(v.bot, v.path, own_time.get(v.id)) for v in table.versions],
         matches=list(table.matches),
         time=spec.time, policy=spec.policy, limits=spec.limits,
     )
@@ -473,9 +478,10 @@ def _check_reachable(tables: Sequence[Table]) -> None:
 
 async def run_tables(
     spec: TournamentSpec, store: Store, tables: Sequence[Table], executor: Executor, observer: Observer,
-    summary: RunSummary,
+    summary: RunSummary, own_time: Mapping[int, TimeControl] | None = None,
 ) -> None:
-    """Play ``tables`` on ``executor``, storing each match as it ends."""
+    """Play ``tables`` on ``executor``, storing each match as it ends; the versions in
+    ``own_time`` play under their own time control."""
     by_id = {t.id: t for t in tables}
     warned: set[str] = set()
 
@@ -506,7 +512,7 @@ async def run_tables(
         summary.given_up[job.id] = len(job.matches)
         observer.notice(f"table {job.id}: {counted(len(job.matches), 'match')} not played: {why}")
 
-    await executor.run([_job(spec, t) for t in tables], ready, played, failed)
+    await executor.run([_job(spec, t, own_time or {}) for t in tables], ready, played, failed)
 
 
 def play(function: Callable[..., Awaitable[None]], *args: object) -> None:
@@ -645,7 +651,8 @@ def run_tournament(
         observer.started(total, summary.already, getattr(executor, "workers", 1), summary.sandbox)
         try:
             if todo:
-                play(run_tables, spec, store, todo, executor, observer, summary)
+                own_time = {playing.pinned[f"entrant:{ref}"]: control for ref, control in spec.entrant_time.items()}
+                play(run_tables, spec, store, todo, executor, observer, summary, own_time)
         finally:
             if owned:
                 executor.close()

@@ -56,6 +56,9 @@ class TestPlan:
     name: str = ""
     luck: bool = False
     """Score each deal with the luck of the cards taken out (:mod:`arena.tournament.adjust`)."""
+    base_time: TimeControl | None = None
+    """BASE's own time control (None: ``time``, as every other seat): a bot against a
+    weaker budget of another, say, with NEW at its own."""
 
     def __post_init__(self) -> None:
         if self.players - 2 != len(self.field_bots):
@@ -75,6 +78,8 @@ class TestPlan:
         if self.name:
             return self.name
         raw = f"test-{_called(self.new)}-{_called(self.base)}-{self.variant}-{self.players}p"
+        if self.base_time is not None:
+            raw += f"-base{self.base_time.move_ms}ms"
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", raw)
 
     def spec(self, deals: int) -> TournamentSpec:
@@ -84,12 +89,14 @@ class TestPlan:
         (two versions of one bot, or bundled bots of one author in the field)."""
         plan = VariantPlan(get_variant(self.variant), dict(self.options), (self.players,))
         return TournamentSpec(self.title, (plan,), entrants=(self.new, self.base, *self.field_bots), deals=deals,
-                              time=self.time, description=f"arena test {self.new} {self.base}", authors_apart=False)
+                              time=self.time, entrant_time={self.base: self.base_time} if self.base_time else {},
+                              description=f"arena test {self.new} {self.base}", authors_apart=False)
 
     def settings(self) -> dict[str, Any]:
         """What the store keeps so that the verdict can be shown again."""
         kept = asdict(self)
         kept["time"] = self.time.to_dict()
+        kept["base_time"] = None if self.base_time is None else self.base_time.to_dict()
         kept["field_bots"] = list(self.field_bots)
         return kept
 

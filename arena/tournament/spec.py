@@ -162,6 +162,10 @@ class TournamentSpec:
     require: tuple[str, ...] = ()
     """Sandbox layers that must be active."""
     time: TimeControl = TimeControl()
+    entrant_time: dict[str, TimeControl] = field(default_factory=dict)
+    """Entrants (as named in ``entrants``) that play under a time control of their own:
+    ``arena test``'s BASE at another budget (a strength ladder's rung), never a tournament's
+    fairness."""
     policy: FaultPolicy = FaultPolicy()
     limits: Limits = Limits()
     """Each bot's resources (its scratch space's size and files)."""
@@ -190,7 +194,9 @@ class TournamentSpec:
             "deals": self.deals, "seed": self.seed,
             "variants": [{"name": p.variant.name, "options": p.options, "tables": list(p.tables)}
                          for p in self.variants],
-            "time": self.time.to_dict(), "faults": {"policy": self.policy.mode, "strikes": self.policy.strikes},
+            "time": self.time.to_dict(),
+            "entrant_time": {ref: control.to_dict() for ref, control in self.entrant_time.items()},
+            "faults": {"policy": self.policy.mode, "strikes": self.policy.strikes},
             "limits": {"scratch_mb": self.limits.scratch_mb, "scratch_files": self.limits.scratch_files},
             "require": list(self.require), "source": str(self.source) if self.source else None,
             "settle": None if self.settle is None else {"confidence": self.settle.confidence,

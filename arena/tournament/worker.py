@@ -95,9 +95,10 @@ async def _play_generation(job: TableJob, matches: list[MatchSpec], sandbox: San
                     )
                     bots[i] = fresh[0]
                     used_s[i] = 0.0
+            own = {seat: control for seat, i in enumerate(match.seats) if (control := job.bots[i].time) is not None}
             result = await play_match(
                 variant, [bots[i] for i in match.seats], seed=match.seed, options=job.options,
-                match_id=match.public_id, time_control=time_control, policy=policy,
+                match_id=match.public_id, time_control=time_control, policy=policy, seat_time=own,
             )
             for i, timing in zip(match.seats, result.timings):
                 used_s[i] += _used_s(timing)

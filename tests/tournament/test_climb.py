@@ -10,7 +10,7 @@ import pytest
 from tourney import arena, scratch
 
 from arena.tournament import sequential
-from arena.tournament.climb import STRENGTH_LADDER, Rung, rung_plan, rungs_for
+from arena.tournament.climb import LADDER_TIME, STRENGTH_LADDER, Rung, rung_plan, rungs_for
 from arena.tournament.store import Store
 
 
@@ -70,9 +70,13 @@ def test_climb_mistakes_are_one_clear_line(home: Path, extra: tuple[str, ...], m
 
 
 def test_each_rung_has_its_own_test_name_and_time() -> None:
-    plan = sequential.TestPlan("./bots/mine", "random", "scat")
+    """The climber keeps its time control on every rung; a rung's bot plays at its own."""
+    plan = sequential.TestPlan("./bots/mine", "random", "scat", time=LADDER_TIME)
     top = rung_plan(plan, Rung("ismcts", 50))
-    assert top.base == "ismcts" and top.time.move_ms == 50 and top.new == "./bots/mine"
+    assert top.base == "ismcts" and top.new == "./bots/mine" and top.time == LADDER_TIME
+    assert top.base_time is not None and top.base_time.move_ms == 50 and top.base_time.bank_ms == LADDER_TIME.bank_ms
+    assert rung_plan(plan, Rung("heuristic", LADDER_TIME.move_ms)).base_time is None
+    assert top.spec(8).entrant_time == {"ismcts": top.base_time}
     assert top.title.startswith("climb-mine.") and top.title.endswith("-ismcts-scat-2p-50ms")  # no such folder: no hash
     names = {rung_plan(plan, rung).title for rung in STRENGTH_LADDER}
     assert len(names) == len(STRENGTH_LADDER)

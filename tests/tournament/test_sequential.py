@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tourney import arena, copy_bot, scratch, tournament_file
+from tourney import TEST_BOTS, arena, copy_bot, scratch, tournament_file
 
 from arena.botspec import BOTS_DIR
 from arena.luck import VERSION as LUCK_VERSION
+from arena.referee import TimeControl
 from arena.tournament import sequential
 from arena.tournament.store import Store
 
@@ -159,3 +160,30 @@ def test_two_folders_of_one_name_are_two_tests() -> None:
     ../v1/mybot`` had both been named after the folders' names alone."""
     assert sequential.TestPlan("../v3/mybot", "../v2/mybot").title != \
         sequential.TestPlan("../v2/mybot", "../v1/mybot").title
+
+
+def test_base_plays_at_its_own_time_control_and_new_at_the_tests(home: Path) -> None:
+    """--base-move-ms gives BASE its own time control (a strength ladder's rung at 15 ms),
+    NEW keeping --move-ms: each copy of the clock-watching bot crashes at the start of a
+    match that tells its seat another move_ms than it expects, and none does.  Without the
+    option BASE is told NEW's 200 ms, and crashes."""
+    fast = copy_bot(TEST_BOTS / "clockwatch", home / "fast", name="fast")
+    slow = copy_bot(TEST_BOTS / "clockwatch", home / "slow", name="slow")
+    (slow / "expect_ms.txt").write_text("15")
+    db = home / "arena.db"
+    name = sequential.TestPlan(str(fast), str(slow), base_time=TimeControl(move_ms=15)).title
+    assert name.endswith("-scat-2p-base15ms")
+    done = arena("test", fast, slow, "--move-ms", "200", "--base-move-ms", "15", "--max-deals", "8",
+                 "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    with Store(db) as store:
+        played = list(store.matches(name))
+    assert len(played) == 16 and all(not m.faults for m in played), [m.faults for m in played if m.faults]
+    again = arena("test", fast, slow, "--move-ms", "200", "--max-deals", "8", "--db", db, "-q")
+    assert again.returncode == 0, again.stderr
+    with Store(db) as store:
+        crashed = list(store.matches(sequential.TestPlan(str(fast), str(slow)).title))
+    assert crashed and all(m.faults for m in crashed)  # the check means something
+    resumed = arena("test", fast, slow, "--move-ms", "200", "--base-move-ms", "30", "--max-deals", "16",
+                    "--name", name, "--db", db, "-q")
+    assert resumed.returncode == 2 and "own time controls changed" in resumed.stderr, resumed.stderr
