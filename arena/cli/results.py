@@ -20,10 +20,9 @@ import typer
 from tabulate import tabulate, tabulate_formats
 
 from arena.cli._app import app, fail, user_errors
-from arena.luck import no_estimate
 from arena.rules.hands import format_value
 from arena.text import counted, printable
-from arena.tournament.adjust import measure_luck
+from arena.tournament.adjust import measure_luck, no_estimate
 from arena.tournament.ratings import Environment, environment
 from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.store import DEFAULT_DB

@@ -94,7 +94,7 @@ def test(
     try:
         plan = TestPlan(new, base, variant, players, tuple(field or ()), parse_option_pairs(option or []), margin,
                         alpha, beta, max_deals, batch, TimeControl(move_ms=move_ms), name, luck,
-                        None if base_move_ms is None else TimeControl(move_ms=base_move_ms))
+                        None if base_move_ms in (None, move_ms) else TimeControl(move_ms=base_move_ms))
     except ArenaError as error:
         raise fail(str(error)) from None
     with Store(db) as store:

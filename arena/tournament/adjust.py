@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.luck import BOUND, VERSION, match_luck, supported
+from arena.luck import BOUND, VERSION, match_luck, no_estimate, supported
 from arena.tournament.logs import decompress_log
 from arena.tournament.store import MatchRecord, Store
 
-__all__ = ["LuckBook", "measure_luck", "spread"]
+__all__ = ["VERSION", "LuckBook", "measure_luck", "no_estimate", "spread", "supported"]
+"""With the estimate's version and what it covers (:mod:`arena.luck`), for the commands and
+pages above this layer."""
 
 BATCH = 200
 """Matches measured per transaction: an interrupted measurement keeps what it finished."""
@@ -34,18 +36,19 @@ def measure_luck(store: Store, tournament: str, variant: str | None = None,
     """Measure and store the luck of every match of ``tournament`` not yet measured by this
     arena's estimate; returns how many were stored.  A match whose deal key is not in this
     database is left for later (the key may come); one the estimate cannot measure is
-    marked so.  ``progress(looked at, of)`` hears of the start and of every batch: the
-    first look at a large tournament replays thousands of matches."""
+    marked so.  ``progress(done, of)`` hears of the start, of every batch and of the end
+    (nothing when nothing is to be measured): the first look at a large tournament replays
+    thousands of matches.  A read-only store measures nothing."""
+    if store.read_only:  # a reader takes what is measured; the rest counts raw
+        return 0
     done = 0
     pending: list[tuple[str, str, tuple[float, ...] | None]] = []
-    ids = store.unmeasured(tournament, VERSION, variant)
-    if progress is not None:
-        progress(0, len(ids))
-    for looked, match_id in enumerate(ids, 1):
+    seeds = {i: seed for i in store.unmeasured(tournament, VERSION, variant)
+             if (seed := store.match_seed(store.match(i, with_log=False))) is not None}
+    if progress is not None and seeds:
+        progress(0, len(seeds))
+    for looked, (match_id, seed) in enumerate(seeds.items(), 1):
         match = store.match(match_id)
-        seed = store.match_seed(match)
-        if seed is None:
-            continue
         found = None
         if match.log and supported(match.variant):
             found = match_luck(match.variant, len(match.seats), match.options, seed, decompress_log(match.log))
@@ -55,10 +58,12 @@ def measure_luck(store: Store, tournament: str, variant: str | None = None,
             done += len(pending)
             pending = []
             if progress is not None:
-                progress(looked, len(ids))
+                progress(looked, len(seeds))
     if pending:
         store.save_luck(pending)
         done += len(pending)
+        if progress is not None:
+            progress(len(seeds), len(seeds))
     return done
 
 

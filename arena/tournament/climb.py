@@ -59,6 +59,8 @@ def rung_plan(template: TestPlan, rung: Rung) -> TestPlan:
     own = None if rung.move_ms == template.time.move_ms else replace(template.time, move_ms=rung.move_ms)
     aimed = replace(template, base=rung.bot, base_time=own, name="")
     where = f"{template.variant}-{template.players}p-{rung.move_ms}ms"
+    if own is not None:  # the climber at another time: a test of its own
+        where += f"-vs{template.time.move_ms}ms"
     if template.name:
         return replace(aimed, name=f"{template.name}-{rung.bot}-{where}")
     version = _short_hash(template.new)

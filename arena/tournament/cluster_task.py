@@ -34,7 +34,7 @@ from arena.sandbox import Sandbox, closed_to_others
 from arena.tournament.botcache import BotCache, default_cache
 from arena.tournament.cores import claim_core
 from arena.tournament.dask_api import VariableApi, queue, variable, worker_client
-from arena.tournament.jobs import BotRef, FromWorker, Played, Ready, TableJob
+from arena.tournament.jobs import FromWorker, Played, Ready, TableJob
 from arena.tournament.worker import _play_table  # the local referee worker's own table loop
 
 __all__ = ["Finished", "Refused", "Report", "SandboxPlugin", "TableTask", "layer_resource", "play_table",
@@ -191,7 +191,7 @@ def play_table(wire: bytes) -> bytes:
             files = variable(task.bots + digest, client)
             return lambda: cast(bytes, files.get(timeout=FETCH_TIMEOUT_S))
 
-        bots = [BotRef(bot.name, str(cache.path(digest, fetch(digest))) if digest else None)
+        bots = [msgspec.structs.replace(bot, path=str(cache.path(digest, fetch(digest))) if digest else None)
                 for bot, digest in zip(task.job.bots, task.hashes)]
         job = msgspec.structs.replace(task.job, bots=bots,
                                       matches=[m for m in task.job.matches if m.id not in set(played)])

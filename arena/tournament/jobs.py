@@ -45,7 +45,8 @@ class BotRef(msgspec.Struct, frozen=True):
     name: str
     path: str | None
     time: TimeControl | None = None
-    """Its own time control, where it has one (else the table's)."""
+    """The time control of its moves, where it has one of its own (else the table's; its
+    start-up is the table's either way)."""
 
 
 class TableJob(msgspec.Struct, frozen=True, tag="table"):

@@ -68,6 +68,10 @@ class LeagueSettings:
     luck: bool = False
     """Judge that order on luck-adjusted comparisons (:mod:`arena.tournament.adjust`)."""
 
+    def __post_init__(self) -> None:
+        if self.luck and (why := no_estimate(self.variant)):
+            raise RunError(f"{why}: settle the league without --luck")
+
 
 LOOK_GROWTH: Final = 1.25
 """``--settle`` looks again once the league's matches have grown by this factor since its
@@ -138,8 +142,6 @@ def run_league(store: Store, settings: LeagueSettings, observer: Observer) -> Ru
     """Play league matches until ``settings.matches`` are stored (or Ctrl+C)."""
     spec = _spec(settings)
     get_variant(settings.variant).check_players(settings.players)
-    if settings.luck and (why := no_estimate(settings.variant)):
-        raise RunError(f"{why}: settle the league without --luck")
     with lock(store, LEAGUE), closing(make_executor(spec, observer)) as executor:
         pool = _pool(store, settings.variant, settings.players)
         current = rate(store.results(LEAGUE, settings.variant))

@@ -322,19 +322,25 @@ def _check_same_play(spec: TournamentSpec, before: dict[str, Any], played: int) 
     """RunError if the time control, fault policy or limits changed since matches were stored:
     a resumed run would rank matches played under different conditions together."""
     now = spec.to_dict()
-    if before.get("entrant_time", {}) != now["entrant_time"]:
+    old_own, new_own = before.get("entrant_time", {}), now["entrant_time"]
+    if set(old_own) != set(new_own) or any(_changes(old_own[ref], new_own[ref]) for ref in new_own):
         raise RunError(f"the entrants' own time controls changed since {counted(played, 'match')} of {spec.name!r} "
-                       f"were played (were {before.get('entrant_time', {})}, are {now['entrant_time']}), and rankings "
-                       "would mix the two. Restore them, or give it a new name (or another --db) to start afresh")
+                       f"were played (were {old_own}, are {new_own}), and rankings would mix the two. Restore them, "
+                       "or give it a new name (or another --db) to start afresh")
     for table in ("time", "faults", "limits"):
-        old, new = before.get(table, now[table]), now[table]
-        changes = [f"{key} was {old[key]}, is {value}" for key, value in new.items() if old.get(key, value) != value]
+        changes = _changes(before.get(table, now[table]), now[table])
         if changes:
             raise RunError(
                 f"{spec.locate(table)}: [{table}] changed since {counted(played, 'match')} of {spec.name!r} "
                 "were played "
                 f"({'; '.join(changes)}), and rankings would mix the two. Restore it, or give the tournament "
                 "a new name (or another --db) to start afresh")
+
+
+def _changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs between two stored settings tables; a setting the old one lacks (an
+    arena from before it existed) had its value now."""
+    return [f"{key} was {old[key]}, is {value}" for key, value in new.items() if old.get(key, value) != value]
 
 
 def _find(store: Store, spec: TournamentSpec, ref: str, *where: str | int) -> VersionRow | BotManifest:

@@ -100,6 +100,15 @@ class TestPlan:
         kept["field_bots"] = list(self.field_bots)
         return kept
 
+    @classmethod
+    def from_settings(cls, kept: dict[str, Any]) -> TestPlan:
+        """The plan :meth:`settings` kept (TypeError or ValueError for settings that do not
+        read; settings from before a field existed take its default)."""
+        base_time = kept.get("base_time")
+        return cls(**{**kept, "time": TimeControl(**kept.get("time", {})),
+                      "base_time": None if base_time is None else TimeControl(**base_time),
+                      "field_bots": tuple(kept.get("field_bots", ()))})
+
 
 def _called(ref: str) -> str:
     """A bot reference as a test's name shows it: a folder by its own name and a short hash

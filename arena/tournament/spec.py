@@ -182,6 +182,10 @@ class TournamentSpec:
     """The file it came from (relative bot folders are resolved against its folder)."""
     text: str = field(default="", repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if stray := [ref for ref in self.entrant_time if ref not in self.entrants]:
+            raise SpecError(f"a time control of its own for {', '.join(stray)}: not among the entrants")
+
     def locate(self, *path: str | int) -> str:
         """``file:line`` of a key path such as ``("entrants", 2)``, for error messages."""
         return _where(self.source, self.text, list(path))

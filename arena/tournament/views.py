@@ -237,7 +237,7 @@ def ranked(store: Store, tournament: str, variant: str | None = None, *,
     """:func:`standings`, and the bootstrap they rest on (indexed like them): a page that
     also shows the head-to-head odds need not bootstrap twice."""
     check_variant(store, tournament, variant)
-    if luck and not store.read_only:  # a reader takes what is measured; the rest counts raw
+    if luck:
         measure_luck(store, tournament, variant)
     matches = store.results(tournament, variant, luck=LUCK_VERSION if luck else None)
     tallies = _tally(matches)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.referee import TimeControl
+from arena.errors import ArenaError
 from arena.rules import UnknownVariantError, get_variant
 from arena.tournament.league import LEAGUE
 from arena.tournament.ratings import ratings
@@ -147,10 +147,8 @@ def _test(store: ReadOnlyStore, spec: dict[str, Any]) -> SequentialTest | None:
     if not isinstance(settings, dict):
         return None
     try:
-        plan = TestPlan(**{**settings, "time": TimeControl(**settings.get("time", {})),
-                           "field_bots": tuple(settings.get("field_bots", ()))})
-        return verdict(store, plan)
-    except (TypeError, ValueError):
+        return verdict(store, TestPlan.from_settings(settings))
+    except (TypeError, ValueError, ArenaError):
         return None
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.luck import VERSION as LUCK_VERSION
-from arena.luck import supported
+from arena.tournament.adjust import VERSION as LUCK_VERSION
+from arena.tournament.adjust import no_estimate, supported
 from arena.tournament.ratings import environment
 from arena.tournament.stats import MIN_GROUPS
 from arena.tournament.views import (
@@ -112,6 +112,7 @@ def tournament_view(store: ReadOnlyStore, name: str, variant: str | None, luck: 
         "published_key": (key := store.published_key(name)) and key.hex(),
         "luck": luck, "luck_offered": offered, "luck_version": LUCK_VERSION,
         "unmeasured": len(store.unmeasured(name, LUCK_VERSION, variant)) if luck else 0,
+        "raw_variants": [why for v in scope if (why := no_estimate(v))] if luck else [],
     }
 
 

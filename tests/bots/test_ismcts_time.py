@@ -68,7 +68,7 @@ def test_every_decision_keeps_to_the_budget_in_cpu_time(variant: str, players: i
         gc.unfreeze()
     budget_s = think_s({"move_ms": MOVE_MS})
     assert budget_s == pytest.approx(0.6 * MOVE_MS / 1000 - 0.005)
-    assert budget_s + SLACK_S <= 0.8 * MOVE_MS / 1000
+    assert budget_s + SLACK_S <= 0.8 * MOVE_MS / 1000 + 1e-9
     assert max(times) <= budget_s + SLACK_S, f"a decision took {1000 * max(times):.0f} ms of CPU"
     # it searched: a bot that stopped at once would pass the bound above without meaning anything
     assert sum(times) / len(times) > budget_s / 4, "the bot hardly searched: the check means nothing"

@@ -36,7 +36,7 @@ def test_a_bot_climbs_past_the_rungs_it_beats_and_stops_at_itself(home: Path) ->
     assert len(rows) == 2  # no rung above the one it could not be tested against
     assert lines[-1] == ("threshold is better than random at 200 ms; the next rung, threshold at 200 ms, is "
                          "threshold itself")
-    name = rung_plan(sequential.TestPlan("threshold", "random"), STRENGTH_LADDER[0]).title
+    name = rung_plan(sequential.TestPlan("threshold", "random", time=LADDER_TIME), STRENGTH_LADDER[0]).title
     assert re.fullmatch(r"climb-threshold-random-scat-2p-200ms-[0-9a-f]{8}", name)
     with Store(db) as store:
         played = store.count(name)
@@ -77,10 +77,11 @@ def test_each_rung_has_its_own_test_name_and_time() -> None:
     assert top.base_time is not None and top.base_time.move_ms == 50 and top.base_time.bank_ms == LADDER_TIME.bank_ms
     assert rung_plan(plan, Rung("heuristic", LADDER_TIME.move_ms)).base_time is None
     assert top.spec(8).entrant_time == {"ismcts": top.base_time}
-    assert top.title.startswith("climb-mine.") and top.title.endswith("-ismcts-scat-2p-50ms")  # no such folder: no hash
+    assert top.title.startswith("climb-mine.")  # no such folder: no hash
+    assert top.title.endswith("-ismcts-scat-2p-50ms-vs200ms")
     names = {rung_plan(plan, rung).title for rung in STRENGTH_LADDER}
     assert len(names) == len(STRENGTH_LADDER)
-    named = sequential.TestPlan("mine", "random", name="night")
+    named = sequential.TestPlan("mine", "random", name="night", time=LADDER_TIME)
     assert rung_plan(named, Rung("heuristic", 200)).title == "night-heuristic-scat-2p-200ms"
     playing, skipped = rungs_for("skat")
     assert [r.bot for r in skipped] == ["threshold"] and playing[0] == STRENGTH_LADDER[0]

@@ -254,6 +254,23 @@ def test_a_ladder_plays_on_the_cluster_and_keeps_authors_apart(shared: Path, clu
     assert sorted(rotation for _, rotation in tables) == sorted(["0", "1"] * 4)
 
 
+def test_a_seat_of_its_own_time_keeps_it_on_the_cluster(shared: Path, cluster: Cluster) -> None:
+    """``arena test --base-move-ms`` on the cluster: BASE is told its own move_ms there too
+    (each copy of the clock-watching bot crashes when told another than it expects)."""
+    if 0 not in cluster.workers:
+        cluster.start_worker(0)
+    fast = copy_bot(TEST_BOTS / "clockwatch", shared / "timed-bots" / "fast", name="fast")
+    slow = copy_bot(TEST_BOTS / "clockwatch", shared / "timed-bots" / "slow", name="slow")
+    (slow / "expect_ms.txt").write_text("15")
+    db = _database(shared, "timed")
+    done = arena("test", fast, slow, "--move-ms", "200", "--base-move-ms", "15", "--max-deals", "8", "--name", "timed",
+                 "--cluster", cluster.address, "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    assert f"Dask cluster {cluster.address}" in done.stderr
+    faults = query(db, "SELECT faults FROM matches WHERE tournament = 'timed'")
+    assert len(faults) == 16 and all(json.loads(f) == [] for (f,) in faults), faults
+
+
 # -- the parts, without a cluster ---------------------------------------------------------------
 
 

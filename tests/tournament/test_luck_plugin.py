@@ -12,6 +12,9 @@ import pytest
 from tourney import arena, copy_bot, scratch, tournament_file
 
 from arena.botspec import BOTS_DIR
+from arena.web import pages
+from arena.web.readonly import ReadOnlyStore
+from arena.web.render import render
 
 PLUGIN = '''"""Scat's rules under a family of the house's own."""
 from arena.rules import Variant, hookimpl
@@ -72,6 +75,7 @@ def test_a_league_or_a_test_on_luck_refuses_a_variant_without_an_estimate(
     done = arena(*command, "--db", home / "arena.db", "-q", env=plugin)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert f"{NO_ESTIMATE}: {advice}" in done.stderr
+    assert not (home / "arena.db").exists(), "refused before anything is stored"
 
 
 def test_the_table_on_luck_names_the_variants_whose_scores_stay_raw(home: Path, plugin: dict[str, str]) -> None:
@@ -88,3 +92,8 @@ def test_the_table_on_luck_names_the_variants_whose_scores_stay_raw(home: Path, 
     assert scat_only.returncode == 0 and "no luck estimate" not in scat_only.stdout, scat_only.stdout
     plain = arena("table", "--db", db, env=plugin)
     assert plain.returncode == 0 and "no luck estimate" not in plain.stdout
+    with ReadOnlyStore(db) as store:  # the page with the luck taken out says the same
+        adjusted_page = render(pages.tournament(store, "house", luck=True), relative=False)
+        as_played = render(pages.tournament(store, "house"), relative=False)
+    assert f"{NO_ESTIMATE}: its matches count with their raw scores." in adjusted_page
+    assert "no luck estimate" not in as_played

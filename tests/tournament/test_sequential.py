@@ -16,6 +16,8 @@ from arena.luck import VERSION as LUCK_VERSION
 from arena.referee import TimeControl
 from arena.tournament import sequential
 from arena.tournament.store import Store
+from arena.web.overview import competition
+from arena.web.readonly import ReadOnlyStore
 
 
 @pytest.fixture
@@ -179,6 +181,9 @@ def test_base_plays_at_its_own_time_control_and_new_at_the_tests(home: Path) -> 
     with Store(db) as store:
         played = list(store.matches(name))
     assert len(played) == 16 and all(not m.faults for m in played), [m.faults for m in played if m.faults]
+    with ReadOnlyStore(db) as store:  # the pages read the test back from its stored settings
+        shown = competition(store, name).test
+        assert shown is not None and shown.deals == 8
     again = arena("test", fast, slow, "--move-ms", "200", "--max-deals", "8", "--db", db, "-q")
     assert again.returncode == 0, again.stderr
     with Store(db) as store:
