@@ -150,11 +150,7 @@ def verdict(store: Store, plan: TestPlan, book: LuckBook | None = None) -> Seque
     new, base = pinned.get(f"entrant:{plan.new}"), pinned.get(f"entrant:{plan.base}")
     if new is None or base is None:
         return None
-    deals = int(stored.get("deals", 1))
-    rotations = max(store.count(plan.title) // max(deals, 1), 1)
-    scheduled = stored.get("scheduled")
-    if isinstance(scheduled, int) and deals:
-        rotations = scheduled // deals
+    rotations = plan.players  # the test's one table plays each deal in every rotation of its seats
     if not plan.luck:
         return sequential_test(deal_scores(store.matches(plan.title), new, base, rotations), plan.margin, plan.alpha,
                                plan.beta)

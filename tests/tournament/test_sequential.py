@@ -9,7 +9,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tourney import TEST_BOTS, arena, copy_bot, scratch, tournament_file
+from tourney import (
+    TEST_BOTS,
+    arena,
+    copy_bot,
+    ctrl_c,
+    finish,
+    query,
+    scratch,
+    start_arena,
+    stored_count,
+    tournament_file,
+    wait_until,
+)
 
 from arena.botspec import BOTS_DIR
 from arena.luck import VERSION as LUCK_VERSION
@@ -192,3 +204,24 @@ def test_base_plays_at_its_own_time_control_and_new_at_the_tests(home: Path) -> 
     resumed = arena("test", fast, slow, "--move-ms", "200", "--base-move-ms", "30", "--max-deals", "16",
                     "--name", name, "--db", db, "-q")
     assert resumed.returncode == 2 and "own time controls changed" in resumed.stderr, resumed.stderr
+
+
+def test_a_test_stopped_mid_batch_shows_only_its_complete_deals(home: Path) -> None:
+    """Ctrl+C in the middle of a batch, then --show: the verdict rests on the deals played
+    in every seating, never on deals whose other seating is still to come (which would
+    undo the duplicate deals' balance); the run resumed decides as a whole."""
+    slow = copy_bot(TEST_BOTS / "dawdler", home / "dawdler", name="dawdler")
+    db = home / "arena.db"
+    name = sequential.TestPlan("threshold", str(slow)).title
+    first = arena("test", "threshold", slow, "--max-deals", "8", "--db", db, "-q")  # one complete batch
+    assert first.returncode == 0, first.stderr
+    running = start_arena("test", "threshold", slow, "--max-deals", "16", "--db", db, "-q")
+    wait_until(lambda: stored_count(db, name) >= 17, "the second batch's first matches")
+    ctrl_c(running)
+    finish(running)
+    ids = [row[0] for row in query(db, "SELECT id FROM matches WHERE tournament = ?", name)]
+    deals = {re.search(r"-d(\d+)r\d+$", i).group(1) for i in ids}  # type: ignore[union-attr]
+    complete = sum(1 for d in deals if sum(1 for i in ids if re.search(rf"-d{d}r\d+$", i)) == 2)
+    shown = arena("test", "threshold", slow, "--db", db, "--show")
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(rf": deals {complete} \(", shown.stdout), (complete, len(ids), shown.stdout)
