@@ -140,7 +140,10 @@ def _tournament(store: ReadOnlyStore, request: Request) -> pages.Page:
     variant = request.path_params.get("variant")
     if variant is not None:
         variant = pages.find(variants_played(store, name), variant, "variant")
-    return pages.tournament(store, name, variant, luck=request.query_params.get("luck") == "1")
+    luck = request.query_params.get("luck")
+    if luck not in (None, "", "1"):  # one page per view: no query can make the pages render anew at will
+        raise ResultsError(f"no view luck={luck!r}: ?luck=1 shows the ranking with the cards' luck taken out")
+    return pages.tournament(store, name, variant, luck=luck == "1")
 
 
 def _competition(store: ReadOnlyStore, request: Request) -> str:

@@ -10,6 +10,8 @@ import re
 import sqlite3
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -271,6 +273,9 @@ def test_the_ranking_with_the_luck_taken_out_is_arena_table_luck(tab: Watched, s
     assert page.inner_text("p.unmeasured").startswith("14 matches not measured yet count with their raw scores")
     assert shown_ranking(page) == raw  # nothing measured: the same scores
     assert_clean(tab)
+    with pytest.raises(urllib.error.HTTPError) as refused:  # no query value renders a page of its own
+        urllib.request.urlopen(f"{server.url}/t/ladder/?luck=yes", timeout=60)
+    assert refused.value.code == 404 and b"?luck=1 shows the ranking" in refused.value.read()
 
     folder = Path(tempfile.mkdtemp(prefix="luck-", dir=web_data.folder))
     folder.chmod(0o755)
