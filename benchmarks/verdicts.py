@@ -5,8 +5,10 @@ secret deal key), through the real CLI, referee and sandbox.
     python benchmarks/verdicts.py --db results/verdicts.db --move-ms 200
     python benchmarks/verdicts.py --variant skat --repeat 1
 
-Prints one row per test (deals, score, interval, verdict, minutes) and a markdown table
-for docs/STRENGTH.md.  Skat needs a third seat: a registered copy of the heuristic bot
+Prints one row per test (deals, score, interval, verdict, minutes), a markdown table for
+docs/STRENGTH.md, and what the search bot played in all the database's verdict tests:
+matches, decisions, its mean time a decision and the faults of any seat (a timeout is
+one).  Skat needs a third seat: a registered copy of the heuristic bot
 (``heuristic-field``), so that both tested bots meet a sensible bidder.  The random bots
 in other languages (``c-random``, ``node-random``) play the same uniform policy as
 ``random`` and are left out.
@@ -15,7 +17,9 @@ in other languages (``c-random``, ``node-random``) play the same uniform policy 
 from __future__ import annotations
 
 import argparse
+import json
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -73,6 +77,25 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         print("| " + " | ".join(str(x) for x in row) + " |")
+    print(played(args.db))
+
+
+def played(db: str) -> str:
+    """What the search bot played in the database's verdict tests: matches, its decisions
+    and mean thinking time a decision, and every fault of any seat by kind."""
+    with sqlite3.connect(REPO / db) as connection:
+        matches, decisions, think = connection.execute(
+            "SELECT COUNT(DISTINCT m.id), SUM(s.decisions), SUM(s.think_s) FROM matches m"
+            " JOIN seats s ON s.match = m.id JOIN versions v ON v.id = s.version"
+            " WHERE m.tournament LIKE 'verdict-%' AND v.bot = 'ismcts'").fetchone()
+        kinds: dict[str, int] = {}
+        for (faults,) in connection.execute("SELECT faults FROM matches WHERE tournament LIKE 'verdict-%'"):
+            for fault in json.loads(faults):
+                kinds[fault.get("kind", "?")] = kinds.get(fault.get("kind", "?"), 0) + 1
+    faults = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "none"
+    mean_ms = 1000 * (think or 0) / max(decisions or 0, 1)
+    return (f"\nthe search bot in {matches or 0} verdict matches: {decisions or 0} decisions "
+            f"({mean_ms:.0f} ms a decision on the referee's clock); faults of any seat: {faults}")
 
 
 if __name__ == "__main__":
