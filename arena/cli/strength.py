@@ -144,6 +144,8 @@ def climb(
     batch: Annotated[int, typer.Option(help="Deals added at a time.", min=1)] = 8,
     name: Annotated[str, typer.Option(help="Prefix of the tests' names in the database (default: "
                                       "climb-NEW-RUNG-VARIANT-Np-MSms).")] = "",
+    luck: Annotated[bool, typer.Option("--luck", help="Score each rung's deals with the cards' luck taken out "
+                                       "(as arena test --luck; these tests are stored apart, ending -luck).")] = False,
     db: DbOption = DEFAULT_DB,
     workers: Workers = None,
     concurrency: Concurrency = None,
@@ -163,7 +165,8 @@ def climb(
     try:
         rules = get_variant(variant)
         template = TestPlan(new, STRENGTH_LADDER[0].bot, variant, players or rules.min_players, tuple(field or ()),
-                            parse_option_pairs(option or []), margin, alpha, beta, max_deals, batch, LADDER_TIME, name)
+                            parse_option_pairs(option or []), margin, alpha, beta, max_deals, batch, LADDER_TIME, name,
+                            luck)
         rungs, skipped = rungs_for(variant)
     except ArenaError as error:
         raise fail(str(error)) from None

@@ -61,6 +61,8 @@ def rung_plan(template: TestPlan, rung: Rung) -> TestPlan:
     where = f"{template.variant}-{template.players}p-{rung.move_ms}ms"
     if own is not None:  # the climber at another time: a test of its own
         where += f"-vs{template.time.move_ms}ms"
+    if template.luck:  # one test, one scoring
+        where += "-luck"
     if template.name:
         return replace(aimed, name=f"{template.name}-{rung.bot}-{where}")
     version = _short_hash(template.new)

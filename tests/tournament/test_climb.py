@@ -47,6 +47,20 @@ def test_a_bot_climbs_past_the_rungs_it_beats_and_stops_at_itself(home: Path) ->
         assert store.count(name) == played
 
 
+def test_a_climb_can_score_its_rungs_with_the_luck_taken_out(home: Path) -> None:
+    """--luck: each rung's test scores its deals with the cards' luck taken out, stored
+    apart from the raw climb's (one test, one scoring)."""
+    db = home / "arena.db"
+    done = arena("climb", "threshold", "-v", "scat", "--luck", "--db", db, "-q")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith("threshold is better than random at 200 ms")
+    name = rung_plan(sequential.TestPlan("threshold", "random", time=LADDER_TIME, luck=True), STRENGTH_LADDER[0]).title
+    assert re.fullmatch(r"climb-threshold-random-scat-2p-200ms-luck-[0-9a-f]{8}", name)
+    with Store(db) as store:
+        assert (store.tournament_spec(name) or {})["test"]["luck"] is True
+        assert store.count(name) >= 16
+
+
 def test_rungs_that_do_not_play_the_variant_are_skipped_and_named(home: Path) -> None:
     done = arena("climb", "random", "-v", "fifty-one", "--db", home / "arena.db", "-q")
     assert done.returncode == 0, done.stderr
