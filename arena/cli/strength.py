@@ -37,12 +37,15 @@ def _printer(view: ProgressView) -> Callable[[SequentialTest], None]:
 
 
 def _alike(result: SequentialTest) -> str | None:
-    """A plain sentence when most deals were level: the two bots mostly played alike."""
+    """A plain sentence when most deals were level: over their seatings neither bot placed
+    ahead of the other more often (they played alike, or each won the seating the cards
+    favoured)."""
     if result.deals and result.tied == result.deals:
-        return f"every deal ended level ({result.deals}): the two versions played alike on all of them"
+        return (f"every deal ended level ({result.deals}): over each deal's seatings neither placed ahead more "
+                "often (two versions that play alike do this)")
     if result.deals and result.tied * 2 > result.deals:
-        return (f"{result.tied} of {result.deals} deals ended level: the two versions played alike on most "
-                f"deals, and only the other {result.deals - result.tied} tell them apart")
+        return (f"{result.tied} of {result.deals} deals ended level (over their seatings neither placed ahead more "
+                f"often): only the other {result.deals - result.tied} tell them apart")
     return None
 
 
