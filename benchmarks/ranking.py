@@ -10,6 +10,7 @@ code (:func:`arena.tournament.stats.uncertainty`, :func:`arena.tournament.stats.
 
     python benchmarks/ranking.py                 # the default run (see docs/RANKING.md)
     python benchmarks/ranking.py --quick         # a smoke run (about 3 CPU-minutes)
+    python benchmarks/ranking.py --luck --skip-tests   # the replicates raw and luck-adjusted
     python benchmarks/ranking.py --tests-only --null-rungs 1 --null-tests 1000 --power-pairs "" --seed 1
 
 1. **The truth.**  A long duplicate-deal run (``--truth-deals`` deals, every table, every
@@ -33,7 +34,10 @@ code (:func:`arena.tournament.stats.uncertainty`, :func:`arena.tournament.stats.
    difference (``Uncertainty.difference``; also widened by Student's t for the number of
    groups, for comparison), of every strength (``Uncertainty.shift``, what ``arena
    table`` shows) and of the rank ranges, with the separations claimed and how many were
-   the wrong way round.
+   the wrong way round.  With ``--luck`` every match of the two banks has its luck
+   measured (:func:`arena.luck.match_luck`, as ``arena table --luck`` does) and every
+   replicate is ranked twice, on raw and on luck-adjusted comparisons: the matches each
+   needs to reach the exact order, side by side.
 3. **The sequential test** (``arena test``), heads-up: each deal is played in both seat
    rotations and scored by :func:`~arena.tournament.sequential.deal_scores`; margin 0.05,
    alpha = beta = 0.05, at most 400 deals, deals added 8 at a time.  False "better"
@@ -67,7 +71,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -81,10 +85,12 @@ sys.path.insert(0, str(HEURISTIC))  # the bot imports its sibling modules (relat
 
 from tabulate import tabulate  # noqa: E402
 
+from arena.luck import VERSION as LUCK_VERSION  # noqa: E402
+from arena.luck import match_luck  # noqa: E402
 from arena.rules import get_variant  # noqa: E402
 from arena.sdk import MatchInfo  # noqa: E402
 from arena.tournament.ratings import fit_environment, rate  # noqa: E402
-from arena.tournament.results import Results  # noqa: E402
+from arena.tournament.results import Gathered, Results  # noqa: E402
 from arena.tournament.sequential import deal_scores  # noqa: E402
 from arena.tournament.stats import (  # noqa: E402
     MIN_GROUPS,
@@ -109,7 +115,7 @@ REACH_TAU = 0.9
 REACH_SHARE = 0.9
 MARGIN, ALPHA, BETA, MAX_DEALS, BATCH = 0.05, 0.05, 0.05, 400, 8
 """``arena test``'s defaults."""
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 RESULTS = ROOT / "results"
 
 
@@ -207,10 +213,12 @@ class FastHeuristic(heuristic.Bot):  # type: ignore[misc]
 
 
 def play(variant: str, chances: Sequence[float], seed: int, match_id: str, options: dict[str, Any] | None = None,
-         kind: type = FastHeuristic, actions: list[str] | None = None) -> tuple[tuple[int, ...], int]:
+         kind: type = FastHeuristic, actions: list[str] | None = None,
+         events: list[dict[str, Any]] | None = None) -> tuple[tuple[int, ...], int]:
     """One match: seat ``s`` is the heuristic bot playing a random legal action with chance
-    ``chances[s]``; returns the placements and the number of decisions.  Each seat is told
-    its events before each decision, as the bot host does."""
+    ``chances[s]``; returns the placements and the number of decisions (and its events in
+    ``events``, as the store keeps them).  Each seat is told its events before each decision,
+    as the bot host does."""
     rules = get_variant(variant)
     players = len(chances)
     state = rules.new_match(players, seed=seed, options=options or {})
@@ -238,6 +246,8 @@ def play(variant: str, chances: Sequence[float], seed: int, match_id: str, optio
         state.apply(action)
         decisions += 1
     assert state.outcome is not None
+    if events is not None:
+        events.extend(event.full() for event in state.log)
     return tuple(state.outcome.placements), decisions
 
 
@@ -268,8 +278,10 @@ def seed_of(*parts: object) -> int:
 class Setup:
     """What is played: the variant, table size, ladder, tables and the base seed."""
 
-    def __init__(self, variant: str, players: int, ladder: Sequence[float], seed: int) -> None:
+    def __init__(self, variant: str, players: int, ladder: Sequence[float], seed: int, luck: bool = False) -> None:
         self.variant, self.players, self.ladder, self.seed = variant, players, tuple(ladder), seed
+        self.luck = luck
+        """Whether the replicate banks measure each match's luck (the truth never needs it)."""
         self.tables = list(combinations(range(len(ladder)), players))
         self.per_slot = len(self.tables) * players
         """Matches of one deal slot: every table in every rotation."""
@@ -294,8 +306,8 @@ def rounds(tables: Sequence[tuple[int, ...]]) -> list[list[int]]:
     return result
 
 
-Row = tuple[int, int, tuple[int, ...], int]
-"""(table, rotation, placements, decisions)."""
+Row = tuple[int, int, tuple[int, ...], int, tuple[float, ...] | None]
+"""(table, rotation, placements, decisions, each seat's luck or None when not measured)."""
 
 
 def play_slot(setup: Setup, kind: str, slot: int) -> list[Row]:
@@ -308,9 +320,11 @@ def play_slot(setup: Setup, kind: str, slot: int) -> list[Row]:
             seating = [table[(s + r) % setup.players] for s in range(setup.players)]
             seed = seed_of(setup.seed, setup.variant, setup.players, kind, slot, t, r) if kind == "independent" \
                 else shared
+            events: list[dict[str, Any]] | None = [] if setup.luck and kind != "truth" else None
             placements, decisions = play(setup.variant, [setup.ladder[e] for e in seating], seed,
-                                         f"{kind}-{slot}-t{t}r{r}")
-            rows.append((t, r, placements, decisions))
+                                         f"{kind}-{slot}-t{t}r{r}", events=events)
+            luck = None if events is None else match_luck(setup.variant, setup.players, {}, seed, events)
+            rows.append((t, r, placements, decisions, None if luck is None else luck.seats))
     return rows
 
 
@@ -321,16 +335,37 @@ def records(setup: Setup, kind: str, slots: Iterable[tuple[int, list[Row]]],
     ``only``, the ``k``-th slot given keeps only the tables ``only(k)``."""
     out: list[MatchRecord] = []
     n = setup.players
+    for slot, (t, r, placements, decisions, _) in kept(slots, only):
+        table = setup.tables[t]
+        seats = tuple(SeatRecord(table[(s + r) % n] + 1, placements[s], 0.0) for s in range(n))
+        out.append(MatchRecord(f"{kind}-{slot}-t{t}r{r}", "ranking", len(out), setup.variant, {}, 0, seats,
+                               "", 0, decisions, deal=None if kind == "independent" else slot))
+    return out
+
+
+def adjusted(setup: Setup, kind: str, slots: Iterable[tuple[int, list[Row]]],
+             only: Callable[[int], Sequence[int]] | None = None) -> Results:
+    """The same matches as :func:`records`, as results whose comparisons take out each
+    seat's luck (``arena table --luck``)."""
+    gathered = Gathered(luck=True)
+    n = setup.players
+    for slot, (t, r, placements, _, luck) in kept(slots, only):
+        assert luck is not None, "a bank played without --luck"
+        gathered.match(setup.variant, None if kind == "independent" else slot)
+        table = setup.tables[t]
+        for s in range(n):
+            gathered.seat(table[(s + r) % n] + 1, placements[s], 0, luck[s])
+    return gathered.results()
+
+
+def kept(slots: Iterable[tuple[int, list[Row]]],
+         only: Callable[[int], Sequence[int]] | None) -> Iterator[tuple[int, Row]]:
+    """Each slot's rows, the ``k``-th slot given keeping only the tables ``only(k)``."""
     for k, (slot, rows) in enumerate(slots):
         keep = None if only is None else set(only(k))
-        for t, r, placements, decisions in rows:
-            if keep is not None and t not in keep:
-                continue
-            table = setup.tables[t]
-            seats = tuple(SeatRecord(table[(s + r) % n] + 1, placements[s], 0.0) for s in range(n))
-            out.append(MatchRecord(f"{kind}-{slot}-t{t}r{r}", "ranking", len(out), setup.variant, {}, 0, seats,
-                                   "", 0, decisions, deal=None if kind == "independent" else slot))
-    return out
+        for row in rows:
+            if keep is None or row[0] in keep:
+                yield slot, row
 
 
 def versions(setup: Setup) -> list[int]:
@@ -392,14 +427,16 @@ def run_jobs(function: Callable[[Any], Any], jobs: list[Any], workers: int, labe
 
 def play_bank(setup: Setup, kind: str, slots: int, workers: int, reuse: bool) -> tuple[list[list[Row]], float]:
     """``slots`` deal slots of ``kind``, from the cache when ``reuse`` and it holds them."""
-    cache = RESULTS / "ranking-cache" / f"{setup.key(kind, slots, CACHE_VERSION, fingerprint(setup))}.json"
+    measured = f"luck{LUCK_VERSION}" if setup.luck and kind != "truth" else "raw"
+    cache = RESULTS / "ranking-cache" / f"{setup.key(kind, slots, CACHE_VERSION, measured, fingerprint(setup))}.json"
     if reuse and cache.is_file():
         stored = json.loads(cache.read_text())
         print(f"{kind}: {slots} deal slots from {cache.relative_to(ROOT)} (played in {stored['seconds']:.0f} s, "
               f"{stored['cpu'] / 60:.1f} CPU-minutes)")
         CACHED.add(kind)
         CPU_SECONDS[kind] = stored["cpu"]
-        return [[(t, r, tuple(p), d) for t, r, p, d in rows] for rows in stored["slots"]], stored["seconds"]
+        return [[(t, r, tuple(p), d, None if luck is None else tuple(luck)) for t, r, p, d, luck in rows]
+                 for rows in stored["slots"]], stored["seconds"]
     print(f"{kind}: playing {slots} deal slots of {setup.per_slot} matches ...", flush=True)
     began = time.perf_counter()
     played = run_jobs(_slot_job, [(kind, s) for s in range(slots)], workers, kind)
@@ -440,17 +477,17 @@ def kendall(theta: Sequence[float]) -> float:
     return sum((theta[i] > theta[j]) - (theta[i] < theta[j]) for i, j in pairs) / len(pairs)
 
 
-def _replicate_job(job: tuple[str, str, int, int, int]) -> dict[str, Any]:
+def _replicate_job(job: tuple[str, str, int, int, int, bool]) -> dict[str, Any]:
     """Rank one replicate tournament: slots ``index * size`` to ``(index + 1) * size - 1``
     of a bank, every table of them (scheme ``full``) or one round of tables from each,
-    the rounds in turn (scheme ``rounds``)."""
+    the rounds in turn (scheme ``rounds``); with ``luck``, on luck-adjusted comparisons."""
     assert _SETUP is not None and _TRUTH is not None
-    kind, scheme, size, index, resamples = job
+    kind, scheme, size, index, resamples, luck = job
     bank = _BANKS[kind]
     setup = _SETUP
     chosen = [(s, bank[s]) for s in range(index * size, (index + 1) * size)]
     only = None if scheme == "full" else (lambda k: setup.rounds[k % len(setup.rounds)])
-    matches = Results.of(records(setup, kind, chosen, only))
+    matches = adjusted(setup, kind, chosen, only) if luck else Results.of(records(setup, kind, chosen, only))
     spread = uncertainty(matches, versions(setup), resamples=resamples, seed=index)
     truth = _TRUTH
     n = len(truth)
@@ -474,7 +511,7 @@ def _replicate_job(job: tuple[str, str, int, int, int]) -> dict[str, Any]:
     order = sorted(range(n), key=lambda i: -spread.theta[i])
     neighbours = all(spread.separated(a, b) for a, b in zip(order, order[1:]))
     return {
-        "kind": kind, "scheme": scheme, "size": size, "index": index, "matches": len(matches),
+        "kind": kind, "scheme": scheme, "luck": luck, "size": size, "index": index, "matches": len(matches),
         "groups": spread.groups, "enough": spread.enough, "squared_error": statistics.fmean(errors),
         "tau": kendall([float(x) for x in spread.theta]),
         "pairs_covered": sum(covered), "pairs_covered_t": sum(covered_t), "pairs": len(covered),
@@ -692,6 +729,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--fresh", action="store_true", help="play the long run again instead of its cache")
     parser.add_argument("--reuse", action="store_true", help="also reuse cached banks (analysis only)")
     parser.add_argument("--skip-tests", action="store_true", help="no sequential tests")
+    parser.add_argument("--luck", action="store_true",
+                        help="measure every replicate match's luck and rank each replicate raw and luck-adjusted too")
     parser.add_argument("--tests-only", action="store_true", help="only the sequential tests")
     parser.add_argument("--quick", action="store_true", help="a small run to try the script")
     parser.add_argument("--output", type=Path, default=RESULTS / "ranking.json")
@@ -725,9 +764,10 @@ def run_rankings(args: argparse.Namespace, setup: Setup, report: dict[str, Any],
     report["independent_pooled_theta"] = [float(x) for x in pooled_theta]
 
     schemes = {"full": args.sizes, "rounds": args.round_sizes if setup.rounds else []}
-    jobs = [(kind, scheme, size, k, args.resamples) for scheme, sizes in schemes.items()
+    lucks = (False, True) if setup.luck else (False,)
+    jobs = [(kind, scheme, size, k, args.resamples, luck) for scheme, sizes in schemes.items()
             for kind in ("duplicate", "independent") for size in sizes
-            for k in range(min(args.replicates, args.bank // size))]
+            for k in range(min(args.replicates, args.bank // size)) for luck in lucks]
     print(f"ranking {len(jobs)} replicate tournaments ...", flush=True)
     began = time.perf_counter()
     ranked = run_jobs(_replicate_job, jobs, args.workers, "replicates")
@@ -735,14 +775,17 @@ def run_rankings(args: argparse.Namespace, setup: Setup, report: dict[str, Any],
     designs: dict[str, Any] = {}
     for scheme, sizes in schemes.items():
         for kind in ("duplicate", "independent"):
-            rows = []
-            for size in sizes:
-                chosen = [r for r in ranked if r["kind"] == kind and r["scheme"] == scheme and r["size"] == size]
-                if chosen:
-                    rows.append(summarise(sorted(chosen, key=lambda r: r["index"])))
-            if rows:
-                matches, size = reach_point(rows)
-                designs[f"{scheme}/{kind}"] = {"sizes": rows, "reach_matches": matches, "reach_size": size}
+            for luck in lucks:
+                rows = []
+                for size in sizes:
+                    chosen = [r for r in ranked if r["kind"] == kind and r["scheme"] == scheme and r["size"] == size
+                              and r["luck"] == luck]
+                    if chosen:
+                        rows.append(summarise(sorted(chosen, key=lambda r: r["index"])))
+                if rows:
+                    matches, size = reach_point(rows)
+                    name = f"{scheme}/{kind}" + ("/luck" if luck else "")
+                    designs[name] = {"sizes": rows, "reach_matches": matches, "reach_size": size}
     report["designs"] = designs
     print_designs(designs)
 
@@ -751,7 +794,7 @@ def main() -> int:
     global _SETUP
     args = parse_args()
     started = time.perf_counter()
-    setup = _SETUP = Setup(args.variant, args.players, LADDER, args.seed)
+    setup = _SETUP = Setup(args.variant, args.players, LADDER, args.seed, luck=args.luck)
     report: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "output"}, "ladder": LADDER,
                               "tables": len(setup.tables), "matches_per_slot": setup.per_slot}
     report["config"]["output"] = str(args.output)
@@ -812,8 +855,8 @@ DESIGN_TITLES = {
 
 def print_designs(designs: dict[str, Any]) -> None:
     for name, design in designs.items():
-        scheme, kind = name.split("/")
-        print(f"\n{kind} deals, {DESIGN_TITLES[scheme]}")
+        scheme, kind, *scored = name.split("/")
+        print(f"\n{kind} deals, {DESIGN_TITLES[scheme]}" + (", luck-adjusted comparisons" if scored else ""))
         rows = []
         for s in design["sizes"]:
             q = s["tau_quartiles"]
@@ -844,6 +887,17 @@ def print_designs(designs: dict[str, Any]) -> None:
             line += f"; matches to 90% exact order, independent / duplicate: " \
                     f"{ind['reach_matches'] / dup['reach_matches']:.2f} (goal: at least 2)"
         print(line)
+        for kind in ("duplicate", "independent"):
+            raw, luck = designs.get(f"{scheme}/{kind}"), designs.get(f"{scheme}/{kind}/luck")
+            if not raw or not luck:
+                continue
+            ratios = [b["mse"] / a["mse"] for a, b in zip(raw["sizes"], luck["sizes"]) if a["mse"] > 0]
+            line = (f"{scheme}, {kind} deals: adjusted / raw squared error at equal matches: "
+                    + ", ".join(f"{r:.2f}" for r in ratios))
+            if raw["reach_matches"] and luck["reach_matches"]:
+                line += (f"; matches to 90% exact order, adjusted / raw: "
+                         f"{luck['reach_matches'] / raw['reach_matches']:.2f} (goal: at most 0.5)")
+            print(line)
     print("* fewer than", MIN_GROUPS, "deal groups: the arena shows no interval; computed here anyway")
 
 
