@@ -877,28 +877,26 @@ def print_designs(designs: dict[str, Any]) -> None:
             print(f"90% of replicates in the exact order at about {matches:,.0f} matches (first reached at size "
                   f"{design['reach_size']})")
     for scheme in DESIGN_TITLES:
-        dup, ind = designs.get(f"{scheme}/duplicate"), designs.get(f"{scheme}/independent")
-        if not dup or not ind:
-            continue
-        ratios = [b["mse"] / a["mse"] for a, b in zip(dup["sizes"], ind["sizes"]) if a["mse"] > 0]
-        line = (f"{scheme}: independent / duplicate squared error at equal matches: "
-                + ", ".join(f"{r:.2f}" for r in ratios))
-        if dup["reach_matches"] and ind["reach_matches"]:
-            line += f"; matches to 90% exact order, independent / duplicate: " \
-                    f"{ind['reach_matches'] / dup['reach_matches']:.2f} (goal: at least 2)"
-        print(line)
+        compare(designs, f"{scheme}/duplicate", f"{scheme}/independent", scheme, "independent / duplicate",
+                "at least 2")
         for kind in ("duplicate", "independent"):
-            raw, luck = designs.get(f"{scheme}/{kind}"), designs.get(f"{scheme}/{kind}/luck")
-            if not raw or not luck:
-                continue
-            ratios = [b["mse"] / a["mse"] for a, b in zip(raw["sizes"], luck["sizes"]) if a["mse"] > 0]
-            line = (f"{scheme}, {kind} deals: adjusted / raw squared error at equal matches: "
-                    + ", ".join(f"{r:.2f}" for r in ratios))
-            if raw["reach_matches"] and luck["reach_matches"]:
-                line += (f"; matches to 90% exact order, adjusted / raw: "
-                         f"{luck['reach_matches'] / raw['reach_matches']:.2f} (goal: at most 0.5)")
-            print(line)
+            compare(designs, f"{scheme}/{kind}", f"{scheme}/{kind}/luck", f"{scheme}, {kind} deals",
+                    "adjusted / raw", "at most 0.5")
     print("* fewer than", MIN_GROUPS, "deal groups: the arena shows no interval; computed here anyway")
+
+
+def compare(designs: dict[str, Any], base: str, other: str, label: str, ratio: str, goal: str) -> None:
+    """One line: design ``other`` against ``base``, squared error at equal matches and the
+    matches to 90% exact order (each as other / base)."""
+    first, second = designs.get(base), designs.get(other)
+    if not first or not second:
+        return
+    ratios = [b["mse"] / a["mse"] for a, b in zip(first["sizes"], second["sizes"]) if a["mse"] > 0]
+    line = f"{label}: {ratio} squared error at equal matches: " + ", ".join(f"{r:.2f}" for r in ratios)
+    if first["reach_matches"] and second["reach_matches"]:
+        line += (f"; matches to 90% exact order, {ratio}: "
+                 f"{second['reach_matches'] / first['reach_matches']:.2f} (goal: {goal})")
+    print(line)
 
 
 def print_sprt(result: dict[str, Any]) -> None:
