@@ -243,6 +243,7 @@ def test_every_decision_keeps_to_the_budget_in_cpu_time() -> None:
     bot.STRICT = True  # an error must fail the test, not fall back to a legal action
     move_ms = 100
     times: list[float] = []
+    walls: list[float] = []
     gc.collect()
     gc.freeze()
     try:
@@ -263,12 +264,14 @@ def test_every_decision_keeps_to_the_budget_in_cpu_time() -> None:
                 match.events.extend(state.events_for(0, seen))
                 seen = len(state.log)
                 texts = [a.text for a in legal]
-                began = time.process_time()
+                began, wall = time.process_time(), time.perf_counter()
                 chosen = bot.choose(state.observe(0), texts, match, move_ms)
                 times.append(time.process_time() - began)
+                walls.append(time.perf_counter() - wall)
                 state.apply(legal[texts.index(chosen)])
     finally:
         gc.unfreeze()
     assert len(times) > 30
     assert max(times) <= think_s({"move_ms": move_ms}) + SLACK_S, f"a decision took {1000 * max(times):.0f} ms of CPU"
-    assert sum(times) / len(times) > think_s({"move_ms": move_ms}) / 4, "it hardly searched: the bound means nothing"
+    # on the wall clock, which also stops it: a busy machine gives it less CPU in that time, never less time
+    assert sum(walls) / len(walls) > think_s({"move_ms": move_ms}) / 4, "it hardly searched: the bound means nothing"
