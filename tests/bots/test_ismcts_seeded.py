@@ -53,13 +53,15 @@ def _choices(variant: str, players: int, seed: int, tag: str, deals: int = DEALS
     return answers
 
 
-@pytest.mark.parametrize(("variant", "players"), [("scat", 3), ("scat", 4), ("schwimmen", 3), ("fifty-one", 2)])
-def test_the_same_match_is_played_the_same_way_at_fixed_deals(variant: str, players: int) -> None:
+@pytest.mark.parametrize(("variant", "players", "seed"),
+                         [("scat", 3, 8), ("scat", 4, 7), ("schwimmen", 3, 7), ("fifty-one", 2, 7)])
+def test_the_same_match_is_played_the_same_way_at_fixed_deals(variant: str, players: int, seed: int) -> None:
     """move_ms of 1 ms: on any clock the search would stop at once, so the answers come
-    from the fixed deals alone, and they are the search's: without it 4 of 36 answers
-    differ in 3- and 4-player Scat, 15 of 32 in Schwimmen, and the Fifty-One match takes
-    another course."""
-    first = _choices(variant, players, 7, "a")
+    from the fixed deals alone, and they are the search's: without it they differ (a seed
+    per table where the search overrules the bot's default: 2 of 36 answers in 4-player
+    Scat, 15 of 32 in Schwimmen, and the 3-player Scat and Fifty-One matches take another
+    course)."""
+    first = _choices(variant, players, seed, "a")
     assert len(first) >= 7
-    assert _choices(variant, players, 7, "b") == first
-    assert _choices(variant, players, 7, "c", deals=0) != first  # the answers are the search's
+    assert _choices(variant, players, seed, "b") == first
+    assert _choices(variant, players, seed, "c", deals=0) != first  # the answers are the search's
