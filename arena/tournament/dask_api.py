@@ -78,11 +78,17 @@ class VariableApi(Protocol):
     def delete(self) -> None: ...
 
 
+CLIENT_LOGS = ("distributed", "distributed.client", "tornado", "tornado.application")
+"""The loggers Dask sets up with handlers of their own (each child logs through one of them)."""
+
+
 def connect(address: str, timeout_s: float) -> ClientApi:
-    """A client of the scheduler at ``address`` (not the process's default client).  The
-    client's own log is silenced: the coordinator says what went wrong in its own words (a
-    lost scheduler was a timestamped Dask line, or a traceback, before the arena's)."""
-    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+    """A client of the scheduler at ``address`` (not the process's default client).  Dask's
+    own log in this process is silenced: the coordinator says what went wrong in its own
+    words.  A lost scheduler was a timestamped Dask line before the arena's, and under load
+    the client's batched sender added an INFO line with a traceback."""
+    for name in CLIENT_LOGS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     return cast(Callable[..., ClientApi], distributed.Client)(address, timeout=timeout_s, set_as_default=False)
 
 

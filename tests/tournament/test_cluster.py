@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import signal
@@ -300,6 +301,17 @@ def test_single_thread_workers_are_pinned_each_to_a_core_of_its_own(cluster: Clu
     assert all(len(found) == 1 and next(iter(found)).isdigit() for found in lists), (
         f"each worker's threads are not all on one core: {lists}")
     assert len({next(iter(found)) for found in lists}) == len(lists), f"two workers share a core: {lists}"
+
+
+def test_the_coordinator_s_client_lets_no_dask_log_through(cluster: Cluster) -> None:
+    """Was: only ``distributed.client`` was silenced, and under load a lost scheduler could
+    make the client's batched sender log an INFO line with a Dask traceback before the
+    coordinator's own one-line message (a CI run of the scheduler-restart test below)."""
+    client = connect(cluster.address, START_S)
+    client.close()
+    for name in ("distributed.batched", "distributed.core", "distributed.comm.tcp", "distributed.client",
+                 "distributed.utils", "tornado.application", "tornado.general"):
+        assert not logging.getLogger(name).isEnabledFor(logging.ERROR), name
 
 
 def test_dask_profiler_is_stopped_on_every_worker(cluster: Cluster) -> None:
