@@ -11,7 +11,6 @@ cards, the stock) is unseen, and a sampled deal may only rearrange those.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import random
 import sys
 import time
@@ -24,6 +23,7 @@ import trio
 from botmatch import check_result
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ismcts_module import load_bot
 
 from arena.botspec import find_bot
 from arena.cards import Card, new_deck, parse_card, parse_cards
@@ -236,11 +236,7 @@ SLACK_S = 0.015
 
 @pytest.mark.alone  # measures CPU time: run with the machine to itself
 def test_every_decision_keeps_to_the_budget_in_cpu_time() -> None:
-    spec = importlib.util.spec_from_file_location("ismcts_bot_fifty_one", FOLDER / "bot.py")
-    assert spec is not None and spec.loader is not None
-    bot: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bot)
-    bot.STRICT = True  # an error must fail the test, not fall back to a legal action
+    bot = load_bot("ismcts_bot_fifty_one")
     move_ms = 100
     times: list[float] = []
     walls: list[float] = []

@@ -11,32 +11,18 @@ rollouts now knock, and model the opponents as knocking, at 27.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
+
+from ismcts_module import load_bot
 
 from arena.cards import Card
 from arena.rules import Action, get_variant
 from arena.sdk import MatchInfo
 
-FOLDER = Path(__file__).resolve().parents[2] / "bots" / "ismcts"
-sys.path.insert(0, str(FOLDER))
 SCAT = get_variant("scat")
 DEALS = 100
 """Deals a decision: enough for the search to overrule the advisor, as it does at 200 ms."""
-
-
-def _bot() -> Any:
-    """The bot's entry module loaded anew, searching a fixed number of deals."""
-    spec = importlib.util.spec_from_file_location("ismcts_patient", FOLDER / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.FIXED_DEALS = DEALS
-    module.STRICT = True
-    return module
 
 
 def _value(cards: Sequence[Card]) -> float:
@@ -62,7 +48,7 @@ def _patient(hand: Sequence[Card], top: Card | None, legal: Sequence[Action]) ->
 def _strong_hands(seed: int) -> list[tuple[float, str]]:
     """Every turn of seat 0 after its second, holding 29 or 30 with a knock open to it, in
     one heads-up match against the patient policy: the hand's value and the bot's answer."""
-    bot = _bot()
+    bot = load_bot("ismcts_patient", DEALS)
     state: Any = SCAT.new_match(2, seed=seed, dealer=seed % 2)
     match = MatchInfo(f"patient-{seed}", "scat", dict(state.options), 0, 2, {"move_ms": 1})
     bot.match_start(match)

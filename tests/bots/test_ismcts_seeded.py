@@ -4,36 +4,21 @@ id and seat), whatever the machine's load."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from ismcts_module import load_bot
 
 from arena.rules import get_variant
 from arena.sdk import MatchInfo
 
-FOLDER = Path(__file__).resolve().parents[2] / "bots" / "ismcts"
-sys.path.insert(0, str(FOLDER))
 DEALS = 30
-
-
-def _fresh_bot(tag: str, deals: int) -> Any:
-    """The bot's entry module loaded anew (its own player; the helpers are shared)."""
-    spec = importlib.util.spec_from_file_location(f"ismcts_seeded_{tag}", FOLDER / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.FIXED_DEALS = deals
-    module.STRICT = True
-    return module
 
 
 def _choices(variant: str, players: int, seed: int, tag: str, deals: int = DEALS) -> list[str]:
     """The bot's answers in seat 0 of one match (the other seats play seeded random moves)."""
-    bot = _fresh_bot(tag, deals)
+    bot = load_bot(f"ismcts_seeded_{tag}", deals)
     rules = get_variant(variant)
     state: Any = rules.new_match(players, seed=seed)
     match = MatchInfo(f"{variant}-{seed}", variant, dict(state.options), 0, players, {"move_ms": 1})

@@ -12,7 +12,6 @@ well inside the ``move_ms`` the referee allows.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import random
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ismcts_module import load_bot
 
 from arena.rules import get_variant
 from arena.sdk import MatchInfo
@@ -43,18 +43,9 @@ DECISIONS = 60
 """Decisions of the search bot checked per variant."""
 
 
-def _bot() -> Any:
-    spec = importlib.util.spec_from_file_location("ismcts_bot_timed", FOLDER / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.STRICT = True  # an error must fail the test, not fall back to a legal action
-    return module
-
-
 @pytest.mark.parametrize(("variant", "players"), [("scat", 4), ("schwimmen", 4), ("switch", 3), ("banking", 3)])
 def test_every_decision_keeps_to_the_budget_in_cpu_time(variant: str, players: int) -> None:
-    bot = _bot()
+    bot = load_bot("ismcts_bot_timed")
     rules = get_variant(variant)
     options = rules.resolve()
     policy = playout_for(rules, options)
