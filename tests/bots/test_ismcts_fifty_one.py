@@ -36,9 +36,9 @@ FOLDER = Path(__file__).resolve().parents[2] / "bots" / "ismcts"
 sys.path.insert(0, str(FOLDER))
 
 from budget import Budget, think_s  # noqa: E402
-from fifty_one_deal import Sampler, read_hand, replay  # noqa: E402
+from fifty_one_deal import ROLLOUT_TURNS, Sampler, read_hand, replay  # noqa: E402
 from fifty_one_player import FiftyOnePlayer, MatchValue  # noqa: E402
-from fifty_one_policy import RuleOfThumb, stop_threshold  # noqa: E402
+from fifty_one_policy import RuleOfThumb, finish_hand, stop_threshold  # noqa: E402
 
 RULES = get_variant("fifty-one")
 STOP_CHANCE = 0.02
@@ -140,6 +140,42 @@ def test_sampled_deals_never_contradict_what_the_seat_saw(
         assert hidden == unseen, "a sampled unseen card is one the seat saw elsewhere"
         everywhere = [c for hand in sim.hands for c in hand] + sim.table + sim.cleared + sim.stock.unseen()
         assert len(everywhere) == len(set(everywhere)), "a card is in two places"
+
+
+class _Counted(RuleOfThumb):
+    """The rule of thumb with a stop no hand reaches, counting its turns (swaps: a clear is
+    followed by a swap in the same turn): a hand it plays for every seat never ends by itself."""
+
+    def __init__(self, players: int) -> None:
+        super().__init__([1000.0] * players)
+        self.turns = 0
+
+    def choose(self, seat: int, hand: Sequence[Card], table: Sequence[Card], may_clear: bool,
+               may_stop: bool) -> Action:
+        action = super().choose(seat, hand, table, may_clear, may_stop)
+        self.turns += action.kind == "swap_one"
+        return action
+
+
+@pytest.mark.parametrize(("players", "seed", "steps"), [(2, 3, 0), (3, 5, 40), (5, 8, 150)])
+def test_a_sampled_hand_that_never_ends_stops_soon_after_the_decision(players: int, seed: int, steps: int) -> None:
+    """A rollout that would run to the engine's turn cap (500) costs a decision about 15 ms
+    of CPU, past its budget; the replayed hand ends with no result sooner."""
+    real = _history(players, seed, steps, style=seed, clears=False, forfeit=False)
+    seat = real.to_move
+    assert seat is not None and not real.is_over
+    known = read_hand(real.events_for(seat), seat)
+    assert known is not None
+    template = replay(RULES, RULES.resolve(), known, real.table)
+    assert template is not None
+    sampler = Sampler(known, template, [stop_threshold(players)] * players)
+    for _ in range(SAMPLES):
+        sim = sampler.deal(random.Random(seed))
+        policy = _Counted(players)
+        finish_hand(sim, policy)
+        assert sim.to_move is None, "the hand did not end"
+        assert policy.turns <= ROLLOUT_TURNS
+        assert sim.won == [0] * players, "a hand with no result gave someone a win"
 
 
 def _denial_position() -> FiftyOneState:
