@@ -13,9 +13,13 @@ processes open shared files), the page cache of shared files (residency probes:
 ``mincore``, ``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``; eviction and
 load hints: ``fadvise64``, ``readahead``, the ``madvise`` advice of :data:`MADVISE_DENIED`),
 the machine's counters (``sysinfo``: load, processes, free and shared memory; ``statfs``:
-the host disk's free space), new namespaces (a raw ``clone`` with namespace flags;
-``clone3``, whose flags a filter cannot read, answers ENOSYS so the C library falls back
-to ``clone``), and widening the CPUs a bot was pinned to (``sched_setaffinity``).
+the host disk's free space), waking another process's futex waiters (a futex on a page of
+a shared file, even one mapped read-only, is keyed by the file and offset: the number a
+wake reports reads whether another bot waits there, so the wakes of
+:data:`FUTEX_SHARED_WAKES` must carry ``FUTEX_PRIVATE_FLAG``, as every runtime's own locks
+do), new namespaces (a raw ``clone`` with namespace flags; ``clone3``, whose flags a filter
+cannot read, answers ENOSYS so the C library falls back to ``clone``), and widening the
+CPUs a bot was pinned to (``sched_setaffinity``).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -29,8 +33,8 @@ import functools
 import os
 from typing import Any, Final
 
-__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "MADVISE_DENIED", "RWF_NOWAIT", "available",
-           "bpf_program", "memfd"]
+__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "RWF_NOWAIT",
+           "available", "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -69,6 +73,19 @@ RWF_NOWAIT: Final = 0x00000008
 """``preadv2``/``pwritev2`` flag that fails with EAGAIN unless the data is cached: a
 residency probe, refused with EPERM (the same calls without it are plain reads and writes)."""
 
+FUTEX_SHARED_WAKES: Final = {
+    "FUTEX_WAKE": 1, "FUTEX_REQUEUE": 3, "FUTEX_CMP_REQUEUE": 4, "FUTEX_WAKE_OP": 5, "FUTEX_UNLOCK_PI": 7,
+    "FUTEX_WAKE_BITSET": 10, "FUTEX_CMP_REQUEUE_PI": 12,
+}
+"""``futex`` operations that wake or move waiters, refused with EPERM unless private
+(``FUTEX_PRIVATE_FLAG``, 128, keys the futex by the process's own memory).  Waiting on a
+shared futex stays allowed: a thread joining another waits on a shared futex that the
+kernel, not a system call, wakes.  The newer ``futex_wake`` and ``futex_requeue`` calls
+answer ENOSYS (the C library then uses ``futex``).  Process-shared locks and semaphores
+between a bot's own processes cannot wake each other."""
+FUTEX_PRIVATE_FLAG: Final = 128
+FUTEX_COMMAND: Final = 127
+
 CLONE_NAMESPACES: Final = {
     "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
     "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
@@ -101,7 +118,10 @@ def bpf_program() -> bytes:
     wanted += [(deny, "madvise", (pyseccomp.Arg(2, pyseccomp.EQ, advice),)) for advice in MADVISE_DENIED.values()]
     wanted += [(deny, call, (pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
                for call in ("preadv2", "pwritev2")]
+    wanted += [(deny, "futex", (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG | FUTEX_COMMAND, command),))
+               for command in FUTEX_SHARED_WAKES.values()]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
+    wanted += [(absent, "futex_wake", ()), (absent, "futex_requeue", ())]
     for action, name, args in wanted:
         try:
             rules.add_rule(action, name, *args)

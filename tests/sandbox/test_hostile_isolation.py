@@ -256,6 +256,30 @@ def test_bots_at_one_table_cannot_share_a_secret(box: Sandbox) -> None:
     assert_nothing_left(played)
 
 
+def test_bots_cannot_signal_through_futexes_on_a_shared_read_only_file(box: Sandbox) -> None:
+    """Two colluders map a read-only file every Python bot sees alike (the standard
+    library's ``os.py``: one inode in every sandbox).  A futex on a file's page is keyed by
+    the inode and offset, so the sender's threads waiting at the offsets of its cards were
+    found by the receiver's ``FUTEX_WAKE`` (it returns how many it woke): the receiver read
+    the sender's whole hand, with no writable file, lock, socket or timing.  A wake that is
+    not private is refused now."""
+    needs(box, "bwrap", "seccomp")
+    sender = bot_copy("futex-colluder", {"role.txt": "send"})
+    receiver = bot_copy("futex-colluder", {"role.txt": "receive"})
+    played = play(box, [sender, receiver, random_bot()], reporters=[0, 1])
+    sent = played.report(0)
+    got = played.report(1)
+    deal = next(e for e in played.result.log if e["event"] == "deal")
+    hand = sorted(deal["private"]["0"]["hand"])
+    assert sorted(sent.get("published", [])) == hand, sent  # the sender published at its first decision
+    actions = [e["seat"] for e in played.result.log if e["event"] == "action"]
+    assert 1 in actions[actions.index(0) + 1:], "the receiver had no decision after the sender's first"
+    read = set(got.get("read") or [])
+    assert not read & set(hand), f"the receiver read {sorted(read)} through futexes: the sender's hand is {hand}"
+    assert_clean(played)
+    assert_nothing_left(played)
+
+
 # ---------------------------------------------------------------------------------------
 # The referee's process
 
