@@ -242,6 +242,12 @@ class _Table:
                 now_ns = current.sandboxed.cpu_ns()
                 charged_ms = (now_ns - seat.cpu_mark) / 1e6
                 seat.cpu_mark = now_ns
+            elif seat.accounting and not seat.first and not current.caught and \
+                    current.sandboxed.cpu_ns() - seat.cpu_mark > OFF_TURN_GRACE_MS * 1e6:
+                # it ran since its last reply (charged below with its turn; a bot sleeping on its
+                # turn would hide that from the check after the reply).  Not before its first
+                # request of a match: reading match_start takes an SDK bot about 9 ms
+                current.caught_thinking()
             allowed_ms = budget_ms + seat.bank_ms - charged_ms
             failure: BotFault | None = None
             spent = 0.0
@@ -278,7 +284,7 @@ class _Table:
                     and "on others' turns" not in failure.detail:  # say why its time was so short
                 failure = BotFault(FaultKind.TIMEOUT, f"{failure.detail}, after {charged_ms:.0f} ms of CPU it used on "
                                                       "others' turns were charged to its clock (ponder)")
-            if cpu_ns / 1e6 > spent * 1000 + OFF_TURN_GRACE_MS:  # it ran when it was not its turn
+            if cpu_ns / 1e6 > spent * 1000 + OFF_TURN_GRACE_MS:  # threads that ran on past the reply
                 current.caught_thinking()
             if spent * 1000 < min_turn_ms:  # every turn looks alike to the others
                 await trio.sleep(min_turn_ms / 1000 - spent)

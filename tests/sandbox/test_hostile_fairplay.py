@@ -202,6 +202,28 @@ def test_a_bot_spinning_between_its_turns_is_frozen(box: Sandbox) -> None:
     assert_nothing_left(played)
 
 
+def test_a_bot_thinking_between_its_turns_is_frozen_even_if_it_idles_on_its_own(box: Sandbox) -> None:
+    """The referee compared the CPU a bot used since its last reply with the wall time of
+    its current decision: a bot that spun 10 ms on the others' turns after every reply, then
+    slept as long on its own turn before answering, was never frozen and took the CPU from
+    the bots whose turn it was all match long.  Its counter is read before each request now;
+    bots that only wait are never frozen."""
+    needs(box, "freeze", "cgroup")
+    played = play(box, [bot_copy("napper"), bot_copy("hidden-ponderer"), bot_copy("napper")],
+                  time_control=PATIENT, reporters=[1])
+    assert_clean(played)
+    off_turn = played.report(1)["off_turn_ms"]
+    thought = [ms for ms in off_turn if ms > 2]  # CPU it had used on others' turns when its request came
+    assert thought, f"the ponderer never got to think on others' turns here: {off_turn}"
+    nappers, ponderer = [played.bots[0], played.bots[2]], played.bots[1]
+    assert all(isinstance(b, Bot) and not b.caught for b in nappers), "a bot that only waits was frozen"
+    assert isinstance(ponderer, Bot) and ponderer.freezes
+    assert ponderer.caught, (
+        f"never frozen, though it used more than 1 ms of CPU between its reply and its next request "
+        f"{len(thought)} times (up to {max(thought):.1f} ms)")
+    assert_nothing_left(played)
+
+
 def test_pondering_is_charged_to_the_bots_clock(box: Sandbox) -> None:
     """With ``ponder`` the spinner is not frozen, but the CPU it takes between its turns
     (here all of the core while the two others wait 20 ms each) counts as its own thinking
