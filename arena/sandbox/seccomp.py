@@ -11,15 +11,15 @@ the ``fcntl`` lock commands need only read access, so two bots could talk by loc
 file under ``/usr``), change notifications (inotify, ``F_NOTIFY``, fanotify see other
 processes open shared files), the page cache of shared files (residency probes:
 ``mincore``, ``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``; eviction and
-load hints: ``fadvise64``, ``readahead``, the ``madvise`` advice of :data:`MADVISE_DENIED`),
-the machine's counters (``sysinfo``: load, processes, free and shared memory; ``statfs``:
-the host disk's free space), waking another process's futex waiters (a futex on a page of
-a shared file, even one mapped read-only, is keyed by the file and offset: the number a
-wake reports reads whether another bot waits there, so the wakes of
-:data:`FUTEX_SHARED_WAKES` must carry ``FUTEX_PRIVATE_FLAG``, as every runtime's own locks
-do), new namespaces (a raw ``clone`` with namespace flags; ``clone3``, whose flags a filter
-cannot read, answers ENOSYS so the C library falls back to ``clone``), and widening the
-CPUs a bot was pinned to (``sched_setaffinity``).
+load hints: ``fadvise64``, ``readahead``, the ``madvise`` advice of
+:data:`MADVISE_DENIED`, ``process_madvise``), the machine's counters (``sysinfo``: load,
+processes, free and shared memory; ``statfs``: the host disk's free space), waking another
+process's futex waiters (a futex on a page of a shared file, even one mapped read-only, is
+keyed by the file and offset: the number a wake reports reads whether another bot waits
+there, so the wakes of :data:`FUTEX_SHARED_WAKES` must carry ``FUTEX_PRIVATE_FLAG``, as
+every runtime's own locks do), new namespaces (a raw ``clone`` with namespace flags;
+``clone3``, whose flags a filter cannot read, answers ENOSYS so the C library falls back
+to ``clone``), and widening the CPUs a bot was pinned to (``sched_setaffinity``).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -51,6 +51,7 @@ DENIED = (
     "sched_setaffinity",
     # the page cache of shared files: residency probes, eviction and load hints
     "mincore", "cachestat", "fadvise64", "fadvise64_64", "arm_fadvise64_64", "readahead",
+    "process_madvise",  # the madvise advice refused below, through the process's own pidfd
     # the machine's counters outside /proc
     "sysinfo", "statfs", "fstatfs", "statfs64", "fstatfs64", "ustat",
 )

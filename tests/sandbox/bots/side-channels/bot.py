@@ -10,7 +10,8 @@ reports the outcomes and plays on legally.
 - the machine-wide ``/proc`` files: load, CPU and memory counters, pressure, interrupts;
 - the page cache of a shared file: evicting its pages (``posix_fadvise``, ``madvise``),
   loading them ahead (``readahead``, ``MADV_WILLNEED``, ``MADV_POPULATE_READ``) and probing
-  residency (``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``);
+  residency (``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``), the ``madvise``
+  advice also through ``process_madvise``;
 - the machine's counters outside ``/proc``: ``sysinfo`` (load, processes, free and shared
   memory, uptime) and ``statfs`` (the host disk's free space);
 - the command line of the namespace's first process, which must show no host path.
@@ -33,7 +34,7 @@ from arena.sdk import hookimpl
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 SHARED = "/usr/bin/env"  # any file every bot can read
-SYS_CLONE, SYS_CACHESTAT = 56, 451  # x86_64
+SYS_CLONE, SYS_CACHESTAT, SYS_PIDFD_OPEN, SYS_PROCESS_MADVISE = 56, 451, 434, 440  # x86_64
 MADV = {"cold": 20, "pageout": 21, "willneed": 3, "remove": 9, "populate_read": 22}
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 F_OFD_SETLK, F_SETLEASE, F_NOTIFY, DN_ACCESS = 37, 1024, 1026, 1
@@ -169,6 +170,22 @@ def madvise(advice: int):  # type: ignore[no-untyped-def]
     return with_shared(run)
 
 
+def process_madvise(advice: int):  # type: ignore[no-untyped-def]
+    """The same advice through ``process_madvise`` on its own pidfd (another way to it)."""
+    def run(fd: int) -> int:
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_long]
+        address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        pidfd = check(libc.syscall(SYS_PIDFD_OPEN, os.getpid(), 0))
+        try:
+            span = (ctypes.c_void_p * 2)(address, 4096)  # one struct iovec
+            return check(libc.syscall(SYS_PROCESS_MADVISE, pidfd, ctypes.byref(span), 1, advice, 0))
+        finally:
+            os.close(pidfd)
+    return with_shared(run)
+
+
 class SysInfo(ctypes.Structure):
     _fields_ = [("uptime", ctypes.c_long), ("loads", ctypes.c_ulong * 3), ("totalram", ctypes.c_ulong),
                 ("freeram", ctypes.c_ulong), ("sharedram", ctypes.c_ulong), ("bufferram", ctypes.c_ulong),
@@ -217,6 +234,8 @@ def attack() -> dict[str, object]:
         "pwritev2_nowait": outcome(nowait_write),
         "plain_read": outcome(with_shared(lambda fd: len(os.pread(fd, 1, 0)))),
         **{f"madvise_{name}": outcome(madvise(advice)) for name, advice in MADV.items()},
+        "process_madvise_pageout": outcome(process_madvise(MADV["pageout"])),
+        "process_madvise_willneed": outcome(process_madvise(MADV["willneed"])),
         "sysinfo": outcome(sysinfo),
         "statfs": outcome(lambda: os.statvfs("/usr").f_bfree),
         "fstatfs": outcome(with_shared(lambda fd: os.fstatvfs(fd).f_bfree)),
