@@ -33,8 +33,8 @@ from arena.errors import ArenaError
 from arena.text import has_controls, printable
 from arena.tomldepth import too_deep
 
-__all__ = ["BOTS_DIR", "BotManifest", "ManifestError", "check_name", "find_bot", "folded", "load_manifest",
-           "manifest_for"]
+__all__ = ["BOTS_DIR", "IGNORED", "LONGEST", "BotManifest", "ManifestError", "check_name", "find_bot", "folded",
+           "load_manifest", "manifest_for"]
 
 ENTRY_POINT_GROUP = "arena.bots"
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
@@ -44,6 +44,12 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _SEPARATORS = str.maketrans("", "", ".-_")
 _REQUIRED = ("name", "version")
 _KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes", "build"}
+IGNORED = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+"""Folders that are not part of a bot's code: the registry does not copy them, so no
+entry may lie in one."""
+LONGEST = {"version": 64, "author": 200, "description": 1_000, "notes": 20_000}
+"""Characters a manifest's texts may hold: every page that lists bots shows their
+descriptions, and a host's front page lists every author's."""
 
 
 class ManifestError(ArenaError, ValueError):
@@ -143,14 +149,24 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
                 check_name(data["name"])
             except ManifestError as error:
                 problems.append(str(error))
+    for key, most in LONGEST.items():
+        if key in data and not isinstance(data[key], str):
+            problems.append(f"{key!r} must be a string")
+        elif len(data.get(key, "")) > most:
+            problems.append(f"{key!r} holds {len(data[key]):,} characters: at most {most:,}")
     variants = data.get("variants", ["*"])
     if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
         problems.append("'variants' must be a non-empty list of variant names, or [\"*\"]")
+    elif len(variants) > 100 or any(len(v) > 64 for v in variants):
+        problems.append("'variants' may name at most 100 variants, each at most 64 characters")
     entry, command = data.get("entry"), data.get("command")
     if module is None and (entry is None) == (command is None):
         problems.append("give exactly one of 'entry' (a Python file) or 'command' (a list of strings)")
     if entry is not None and not (isinstance(entry, str) and entry.endswith(".py")):
         problems.append("'entry' must name a Python file such as \"bot.py\"")
+    elif entry is not None and (Path(entry).is_absolute() or {"..", *IGNORED} & set(Path(entry).parts)):
+        problems.append(f"'entry' must name a file inside the bot's folder, and not in {', '.join(sorted(IGNORED))} "
+                        "(such folders are not part of a bot's code)")
     if command is not None and not (
         isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)
     ):

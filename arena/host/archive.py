@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final, NoReturn, Protocol, Self
 
+from arena.botspec import IGNORED
 from arena.errors import ArenaError
 from arena.text import counted, has_controls, printable
-from arena.tournament.registry import IGNORED
 
 __all__ = ["NOT_AN_ARCHIVE", "ArchiveError", "ArchiveLimits", "pack", "unpack"]
 

@@ -104,6 +104,7 @@ async def build(manifest: BotManifest, sandbox: Sandbox, timeout_s: float = BUIL
             _check_room(manifest, root, mounted, ran.output)
         _judge(manifest, ran, timeout_s)
         _take_back(manifest, workshop)
+        _same_manifest(manifest, workshop)
     except BaseException:
         _remove(root)
         raise
@@ -256,6 +257,19 @@ def _judge(manifest: BotManifest, ran: _Ran, timeout_s: float) -> None:
         raise BuildError(f"{what} failed (exit status {ran.status}){_tail(ran.output)}\n"
                          "how to fix: run it in the bot's folder on your machine; the sandbox has the compilers of "
                          "/usr and no network (docs/BOTS.md, 'Other languages')")
+
+
+def _same_manifest(manifest: BotManifest, workshop: Path) -> None:
+    """BuildError if the build step changed ``bot.toml``: the bot was tested, and is launched,
+    as its sources' manifest says."""
+    assert manifest.folder is not None
+    try:
+        same = (workshop / "bot.toml").read_bytes() == (manifest.folder / "bot.toml").read_bytes()
+    except OSError:
+        same = False
+    if not same:
+        raise BuildError(f"the build step {_command(manifest)} of {manifest.label} changed or removed bot.toml\n"
+                         "how to fix: leave bot.toml as it is; a build makes the bot's program, not its manifest")
 
 
 def _take_back(manifest: BotManifest, workshop: Path) -> None:

@@ -19,18 +19,16 @@ from pathlib import Path
 from py_compile import PycInvalidationMode
 from typing import Final, NoReturn
 
-from arena.botspec import BOTS_DIR, BotManifest, ManifestError, find_bot, folded
+from arena.botspec import BOTS_DIR, IGNORED, BotManifest, ManifestError, find_bot, folded, load_manifest
 from arena.errors import ArenaError
 from arena.sandbox import scratch
 from arena.text import printable
 from arena.tournament import build
 from arena.tournament.store import Store, VersionRow
 
-__all__ = ["FILES_ENV", "IGNORED", "MAX_FILES", "MAX_MB", "SIZE_ENV", "OversizeError", "bundled_names", "check_size",
+__all__ = ["FILES_ENV", "MAX_FILES", "MAX_MB", "SIZE_ENV", "OversizeError", "bundled_names", "check_size",
            "code_files", "content_hash", "find", "install", "registry_dir"]
 
-IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
-"""Folders that are not part of a bot's code."""
 MAX_MB: Final = 64
 MAX_FILES: Final = 4096
 """What a registered copy may hold (its files' bytes; its files and folders): the registry
@@ -119,6 +117,7 @@ def _copy(folder: Path, target: Path) -> None:
             for name in dirs:
                 os.chmod(Path(root, name), 0o555)
         os.chmod(staging, 0o555)
+        _check_loads(staging)
         try:
             staging.rename(target)
         except OSError:
@@ -128,6 +127,17 @@ def _copy(folder: Path, target: Path) -> None:
     except BaseException:
         _remove(staging)
         raise
+
+
+def _check_loads(copy: Path) -> None:
+    """ManifestError unless the copy's own manifest loads: every table launches the bot from
+    it, and what a build step or the folders a copy leaves out (:data:`IGNORED`) did to it
+    must be refused now, not break every match the bot is seated at."""
+    try:
+        load_manifest(copy)
+    except ManifestError as error:
+        found = str(error).replace(str(copy.resolve()), "the copy").replace(str(copy), "the copy")
+        raise ManifestError(f"the copy of the bot the arena would keep does not load: {found}") from None
 
 
 def _remove(path: Path) -> None:

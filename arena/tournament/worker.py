@@ -25,11 +25,12 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.botspec import manifest_for
-from arena.referee import Bot, BotFault, SeatTiming, open_bots, play_match
+from arena.botspec import BotManifest, ManifestError, manifest_for
+from arena.referee import Bot, BotFault, FaultKind, SeatTiming, open_bots, play_match
 from arena.rules import get_variant
 from arena.sandbox import Sandbox
-from arena.tournament.jobs import FromWorker, MatchSpec, Played, Ready, TableDone, TableJob, ToWorker
+from arena.text import printable
+from arena.tournament.jobs import BotRef, FromWorker, MatchSpec, Played, Ready, TableDone, TableJob, ToWorker
 from arena.tournament.logs import compress_log
 
 __all__ = ["main"]
@@ -41,6 +42,18 @@ def _used_s(timing: SeatTiming) -> float:
     """What a match cost a bot's process: the CPU its tree used where the sandbox counts
     it, and never less than its thinking time on the referee's clock."""
     return max(timing.cpu_s, timing.total_s)
+
+
+def _launchable(bot: BotRef) -> BotManifest | BotFault:
+    """The manifest to launch ``bot`` with; the start-up fault of a registered copy that
+    does not load (every match forfeits its seat, and the table plays on, rather than
+    this worker dying with every table it plays)."""
+    try:
+        return manifest_for(bot.name, bot.path)
+    except ManifestError as error:
+        found = str(error).replace(bot.path, "its folder") if bot.path else str(error)
+        return BotFault(FaultKind.STARTUP, f"its registered copy does not load: {printable(found, lines=False)}",
+                        bot.name)
 
 
 async def _play_table(job: TableJob, sandbox: Sandbox, send: Any) -> None:
@@ -71,18 +84,18 @@ async def _play_generation(job: TableJob, matches: list[MatchSpec], sandbox: San
     A long table of a slow bot would otherwise see it killed mid-match, a crash that is
     not its fault."""
     variant = get_variant(job.variant)
-    manifests = [manifest_for(b.name, b.path) for b in job.bots]
+    loaded = [_launchable(b) for b in job.bots]
+    manifests = [m for m in loaded if isinstance(m, BotManifest)]
     sandbox = sandbox.with_limits(job.limits)
     time_control = job.time
     policy = job.policy
     limit_s = sandbox.limits.cpu_seconds
-    used_s = [0.0] * len(manifests)  # by the bot's current process
-    costliest_s = [0.0] * len(manifests)  # one match, any process of the bot
+    used_s = [0.0] * len(loaded)  # by the bot's current process
+    costliest_s = [0.0] * len(loaded)  # one match, any process of the bot
     async with AsyncExitStack() as stack:
-        bots: list[Bot | BotFault] = list(
-            await stack.enter_async_context(open_bots(manifests, time_control=time_control, sandbox=sandbox,
-                                                      grace_s=0))
-        )
+        started = iter(await stack.enter_async_context(open_bots(manifests, time_control=time_control,
+                                                                 sandbox=sandbox, grace_s=0)))
+        bots: list[Bot | BotFault] = [next(started) if isinstance(m, BotManifest) else m for m in loaded]
         for match in matches:
             for i, bot in enumerate(bots):
                 if not isinstance(bot, Bot):
@@ -90,8 +103,10 @@ async def _play_generation(job: TableJob, matches: list[MatchSpec], sandbox: San
                 if bot.alive and used_s[i] + 2 * costliest_s[i] > limit_s:
                     await bot.close()
                 if not bot.alive:
+                    manifest = loaded[i]
+                    assert isinstance(manifest, BotManifest)  # a bot that started has a manifest
                     fresh = await stack.enter_async_context(
-                        open_bots([manifests[i]], time_control=time_control, sandbox=sandbox, grace_s=0)
+                        open_bots([manifest], time_control=time_control, sandbox=sandbox, grace_s=0)
                     )
                     bots[i] = fresh[0]
                     used_s[i] = 0.0

@@ -165,6 +165,18 @@ def _status(db: Path, number: int) -> tuple[str, str]:
     return found.status, found.log
 
 
+def _decided(db: Path, number: int, polls: int = 1200) -> tuple[str, str]:
+    """(status, reason) of a submission once accepted or refused, read from the ledger."""
+    for _ in range(polls):
+        with Ledger(db) as ledger:
+            found = ledger.submission(number)
+        assert found is not None
+        if found.status in ("accepted", "refused"):
+            return found.status, found.reason or ""
+        time.sleep(0.25)
+    raise AssertionError(f"submission {number} was not decided: {found}")
+
+
 # == findings: these fail until the door is fixed ======================================
 
 
@@ -939,3 +951,56 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+LADDER: Final = ('name = "ladder"\nmode = "ladder"\nopen = true\n[time]\nmove_ms = 5000\nstartup_ms = 20000\n'
+                 '[[variant]]\nname = "scat"\ntables = [2]\noptions = { lives = 1 }\n')
+
+
+@pytest.mark.parametrize(("files", "said"), [
+    pytest.param({"bot.toml": _manifest("breaker", extra='entry = ".git/bot.py"\n'), ".git/bot.py": RANDOM_BOT},
+                 "not part of a bot's code", id="entry-in-an-ignored-folder"),
+    pytest.param({"bot.toml": _manifest("breaker", extra='entry = "bot.py"\nbuild = ["/bin/sh", "-c", '
+                                        '"echo \'name = [\' > bot.toml"]\n'), "bot.py": RANDOM_BOT},
+                 "changed or removed bot.toml", id="build-rewrites-bot.toml"),
+])
+def test_a_bot_whose_kept_copy_would_not_load_is_refused_at_the_door(tmp_path: Path, files: dict[str, bytes],
+                                                                     said: str) -> None:
+    """What the validator tested was not what the registry kept: an entry in ``.git`` (the
+    upload has it; the registered copy leaves such folders out) or a build step that
+    rewrote ``bot.toml`` (the smoke matches ran with the manifest read before it) was
+    accepted and entered, and every ladder table that seated it killed its referee workers
+    ("3 referee workers died"): with one honest bot beside it, the ladder stored nothing.
+    Both are refused now, with the reason; the honest bot is entered."""
+    ladder = tmp_path / "ladder.toml"
+    ladder.write_text(LADDER, encoding="utf-8")
+    host = _started(tmp_path, "--ladder", ladder)
+    try:
+        with host.client(account(host.db, "mallory")) as client:
+            number = _submit(client, _tar(files))
+        with host.client(account(host.db, "bob")) as client:
+            honest = _submit(client, _tar({"bot.toml": _manifest("bobs-bot"), "bot.py": RANDOM_BOT}))
+        status, reason = _decided(host.db, number)
+        assert _decided(host.db, honest)[0] == "accepted"
+    finally:
+        _stop(host)
+    assert status == "refused" and said in reason, (status, reason)
+    with Store(host.db) as store:
+        assert store.versions("breaker", withdrawn=True) == []
+
+
+def test_one_author_cannot_make_the_public_front_page_megabytes_long(host: Host) -> None:
+    """A manifest's description had no length limit, and the front page lists every bot's: a
+    4 KB archive with a 4 MB description was accepted and made ``/`` 4 MB for every visitor.
+    Such a manifest is refused now, with the limit, and the front page stays small."""
+    huge = "A" * (4 * 1024 * 1024)
+    manifest = (f'name = "megapage"\nversion = "1.0.0"\ndescription = "{huge}"\nvariants = ["scat"]\n'
+                'entry = "bot.py"\n').encode()
+    archive = _tar({"bot.toml": manifest, "bot.py": RANDOM_BOT})
+    assert len(archive) < 64 * 1024
+    with host.client(account(host.db, "mallory")) as client:
+        state = wait_final(client, _submit(client, archive))
+    assert state["status"] == "refused" and "at most 1,000" in state["reason"], state
+    with host.client() as visitor:
+        front = visitor.get("/")
+    assert front.status_code == 200 and len(front.content) < 64 * 1024

@@ -112,3 +112,32 @@ def _alive(pid: int) -> bool:
             return stat.read().split(b") ", 1)[1][:1] not in (b"Z", b"X")
     except OSError:
         return False
+
+
+def test_a_registered_copy_that_no_longer_loads_forfeits_its_seat_and_the_table_plays_on(tmp_path: Path) -> None:
+    """A version whose copy's bot.toml does not load (a build that rewrote it, an entry left
+    out of the copy) made the worker raise at the table's start: the worker died, then the
+    next, and the table was given up ("3 referee workers died") for every bot seated with
+    it.  Its seat now forfeits every match with a start-up fault, and the others play."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text("name = [\n", encoding="utf-8")
+    job = TableJob(id="broken", variant="scat", options={},
+                   bots=[BotRef("broken", str(broken)), BotRef("random", None), BotRef("random", None)],
+                   matches=list(rotation_matches(b"b" * 32, "broken", "scat", 3, [0], 0)),
+                   time=TimeControl(), policy=FaultPolicy())
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    trio.run(_play_table, job, Sandbox(), send)
+    played = [m for m in sent if isinstance(m, Played)]
+    assert [m.id for m in played] == [m.id for m in job.matches]
+    for match, spec in zip(played, job.matches):
+        seat = spec.seats.index(0)
+        [fault] = match.faults
+        assert (fault["seat"], fault["kind"], fault["penalty"]) == (seat, "startup", "forfeit")
+        assert "its registered copy does not load" in fault["detail"] and str(broken) not in fault["detail"]
+        assert match.outcome.placements[seat] == max(match.outcome.placements)  # out first: last place
+    assert isinstance(sent[-1], TableDone)
