@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import hmac
+import ipaddress
 import secrets
 import threading
 import time
@@ -368,9 +369,25 @@ class _Door:
 
 
 def _address(request: Request) -> str:
-    """The sender's network address (behind a reverse proxy: the proxy's, unless the host
-    was told to trust its forwarding headers with ``--behind-proxy``; docs/HOSTING.md)."""
-    return request.client.host if request.client is not None else "unknown"
+    """The sender's network address as the per-address limits count it (behind a reverse
+    proxy: the proxy's, unless the host was told to trust its forwarding headers with
+    ``--behind-proxy``; docs/HOSTING.md): an IPv6 sender by its /64, which one client is
+    given whole (each of its 2^64 addresses would be a fresh quota), an IPv4 address
+    written in IPv6 as that IPv4 address."""
+    return _counted_address(request.client.host if request.client is not None else "unknown")
+
+
+def _counted_address(host: str) -> str:
+    """``host`` as one sender: an IPv6 address's /64 network, or the address as it is."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def _public(submission: Submission, log: bool = True) -> dict[str, Any]:

@@ -326,10 +326,12 @@ class Ledger:
 
     def claim(self, bot: str, account: str, *, now: float | None = None) -> bool:
         """Make the name ``bot`` ``account``'s if nobody owns it: True if it is now (or was
-        already) this account's, False if another's.  First come, first served."""
+        already) this account's, False if another's.  First come, first served.  LedgerError
+        if the account is disabled (its uploads validated while it was, are not entered)."""
         now = _now(now)
         with self._transaction():
-            self._existing(account)
+            if self._existing(account)["disabled"] is not None:
+                raise LedgerError(f"account {account!r} is disabled")
             inserted = self._db.execute("INSERT OR IGNORE INTO owners (folded, bot, account, created) VALUES"
                                         " (?, ?, ?, ?)", (folded(bot), bot, account, now)).rowcount == 1
             if inserted:

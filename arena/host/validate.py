@@ -27,7 +27,7 @@ from arena.errors import ArenaError
 from arena.host.archive import ArchiveError, ArchiveLimits, unpack
 from arena.host.children import die_with_parent
 from arena.host.config import HostConfig
-from arena.host.ledger import Ledger, Submission
+from arena.host.ledger import Ledger, LedgerError, Submission
 from arena.tournament.store import Store
 from arena.tournament.submit import submit
 
@@ -62,6 +62,8 @@ def validate(ledger: Ledger, store: Store, submission: Submission, config: HostC
 def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, config: HostConfig) -> str | None:
     """Why ``submission`` cannot be entered; None once it is (status ``accepted``)."""
     log = ledger.append_log
+    if _disabled(ledger, submission.account):  # since it was queued: none of its code runs
+        return DISABLED
     try:
         unpack(ledger.archive(submission.id), bot, config.archive)
         manifest = load_manifest(_top(bot))
@@ -89,15 +91,28 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
                       author=submission.account)
     except ArenaError as error:
         return str(error)
-    if not ledger.claim(name, submission.account):
-        store.withdraw(name, done.version.hash)
-        return f"the name {name!r} was taken by another author meanwhile"
+    try:
+        claimed = ledger.claim(name, submission.account)
+    except LedgerError:  # disabled while its bot was tested
+        claimed = None
+    if not claimed:
+        if done.new:  # a version registered before (its own, or one the same code made) stays
+            store.withdraw(name, done.version.hash)
+        return DISABLED if claimed is None else f"the name {name!r} was taken by another author meanwhile"
     version = done.version
     log(submission.id, f"accepted: {version.bot}:{version.hash[:8]} ({version.label})"
         + ("" if done.new else ", the same code as a version already registered")
         + (f", entered in {done.entered}" if done.entered else ""))
     ledger.set_status(submission.id, "accepted", bot=version.bot, version=version.id)
     return None
+
+
+DISABLED = "the operator disabled this account: its uploads are not entered"
+
+
+def _disabled(ledger: Ledger, name: str) -> bool:
+    account = ledger.account(name)
+    return account is None or account.disabled is not None
 
 
 def _top(folder: Path) -> Path:

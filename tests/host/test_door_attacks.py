@@ -32,7 +32,7 @@ from hosttools import BOTS, REPO, Host, account, arena_command, bot_folder, star
 from arena.host import ledger as ledger_module
 from arena.host.archive import pack
 from arena.host.client import ClientError, read_token, submit_remote
-from arena.host.ledger import Ledger
+from arena.host.ledger import Ledger, LedgerError
 from arena.tournament.store import Store
 
 BEHIND_A_PROXY: Final = ("--behind-proxy",)
@@ -989,6 +989,58 @@ def test_a_bot_whose_kept_copy_would_not_load_is_refused_at_the_door(tmp_path: P
         assert store.versions("breaker", withdrawn=True) == []
 
 
+def test_a_disabled_accounts_queued_uploads_are_not_validated_or_entered(tmp_path: Path) -> None:
+    """The operator disables an account that uploads hostile bots: its token is refused at
+    once, but the uploads it had queued were still validated (its code run in the sandbox),
+    accepted, claimed for it and entered.  They are refused now, before any of their code
+    runs.  The queue is held by another author's build that sleeps until the test ends it,
+    so the account is surely disabled while its upload waits."""
+    host = _started(tmp_path)
+    marker = f"{3000 + os.getpid() % 1000}.{os.getpid() % 7}"  # a command line no other process has
+    try:
+        bob, mallory = account(host.db, "bob"), account(host.db, "mallory")
+        with host.client(bob) as client:
+            blocker = _submit(client, _tar({"bot.toml": _manifest("blocker", extra=f'entry = "bot.py"\nbuild = '
+                                                                  f'["sleep", "{marker}"]\n'),
+                                            "bot.py": RANDOM_BOT}))
+        for _ in range(1200):
+            if _processes_with(f"sleep {marker}"):
+                break
+            time.sleep(0.25)
+        assert _processes_with(f"sleep {marker}"), "the blocking build never started"
+        with host.client(mallory) as client:
+            number = _submit(client, _tar({"bot.toml": _manifest("mallorys-bot"), "bot.py": RANDOM_BOT}))
+        with Ledger(host.db) as ledger:
+            ledger.disable_account("mallory", actor="operator")
+            assert _status(host.db, number)[0] == "queued"
+            assert _status(host.db, blocker)[0] in ("building", "testing")
+        for pid in _processes_with(f"sleep {marker}"):
+            os.kill(pid, signal.SIGKILL)
+        status, reason = _decided(host.db, number)
+        log = _status(host.db, number)[1]
+    finally:
+        for pid in _processes_with(f"sleep {marker}"):
+            os.kill(pid, signal.SIGKILL)
+        _stop(host)
+    assert status == "refused" and "disabled" in reason, (status, reason)
+    assert "validating" not in log, "its code ran"
+    with Store(host.db) as store, Ledger(host.db) as ledger:
+        assert store.versions("mallorys-bot", withdrawn=True) == [] and ledger.owner("mallorys-bot") is None
+
+
+def test_a_disabled_account_is_not_given_a_name_once_its_bot_was_tested(tmp_path: Path) -> None:
+    """The account may be disabled while its bot plays its smoke matches: claiming the bot's
+    name for it is refused then too."""
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    with Ledger(db) as ledger:
+        ledger.add_account("mallory", actor="operator")
+        ledger.disable_account("mallory", actor="operator")
+        with pytest.raises(LedgerError, match="disabled"):
+            ledger.claim("mallorys-bot", "mallory")
+        assert ledger.owner("mallorys-bot") is None
+
+
 def test_one_author_cannot_make_the_public_front_page_megabytes_long(host: Host) -> None:
     """A manifest's description had no length limit, and the front page lists every bot's: a
     4 KB archive with a 4 MB description was accepted and made ``/`` 4 MB for every visitor.
@@ -1004,3 +1056,28 @@ def test_one_author_cannot_make_the_public_front_page_megabytes_long(host: Host)
     with host.client() as visitor:
         front = visitor.get("/")
     assert front.status_code == 200 and len(front.content) < 64 * 1024
+
+
+def test_the_per_address_limits_count_an_ipv6_network_not_each_of_its_addresses(tmp_path: Path) -> None:
+    """An IPv6 client is given a whole /64 and may send from any of its addresses: counted
+    one by one, each was a fresh quota (sign-ups, submissions, failed tokens).  With a limit
+    of 2 sign-ups a day, three from one /64 all succeeded; the third is refused now, while
+    another network and an IPv4 address written in IPv6 count apart."""
+    host = _started(tmp_path, *BEHIND_A_PROXY, "--signup", "--per-address-day", "2")
+    try:
+        with host.client() as client:
+            nonce = _nonce(client, "/signup")
+
+            def sign_up(name: str, address: str) -> int:
+                return client.post("/signup", data={"nonce": nonce, "name": name},
+                                   headers={"x-forwarded-for": address}).status_code
+
+            made = [sign_up(f"sock{i}", f"2001:db8:1:2::{i + 1:x}") for i in range(3)]
+            elsewhere = sign_up("neighbour", "2001:db8:1:3::1")
+            mapped = [sign_up(f"four{i}", address) for i, address in enumerate(["192.0.2.7", "::ffff:192.0.2.7",
+                                                                                  "192.0.2.7"])]
+    finally:
+        _stop(host)
+    assert made == [200, 200, 400], made
+    assert elsewhere == 200
+    assert mapped == [200, 200, 400], mapped
