@@ -34,7 +34,7 @@ from arena.referee.records import (
     SeatTiming,
     TimeControl,
 )
-from arena.referee.session import OFF_TURN_GRACE_MS, Bot, cpu_charge, timeout_fault
+from arena.referee.session import MATCH_START_GRACE_MS, OFF_TURN_GRACE_MS, Bot, cpu_charge, timeout_fault
 from arena.rules import Action, Event, MatchState, Outcome, Variant
 from arena.rules.game import rank_placements
 
@@ -59,7 +59,8 @@ class Seat:
     bank_ms: float
     """Its time bank, in ms (not whole ms: ``time_left_ms`` is then exact)."""
     accounting: bool = False
-    """Whether its bot's CPU time is counted (the cgroup layer): one read per decision."""
+    """Whether its bot's CPU time is counted (the cgroup layer): a read after each decision,
+    and one before it while the bot may still be caught thinking off its turn."""
     pondering: bool = False
     """Whether the CPU its bot uses between its turns is charged to its clock (counted,
     and not frozen)."""
@@ -242,11 +243,10 @@ class _Table:
                 now_ns = current.sandboxed.cpu_ns()
                 charged_ms = (now_ns - seat.cpu_mark) / 1e6
                 seat.cpu_mark = now_ns
-            elif seat.accounting and not seat.first and not current.caught and \
-                    current.sandboxed.cpu_ns() - seat.cpu_mark > OFF_TURN_GRACE_MS * 1e6:
-                # it ran since its last reply (charged below with its turn; a bot sleeping on its
-                # turn would hide that from the check after the reply).  Not before its first
-                # request of a match: reading match_start takes an SDK bot about 9 ms
+            elif seat.accounting and not current.caught and current.sandboxed.cpu_ns() - seat.cpu_mark > \
+                    (MATCH_START_GRACE_MS if seat.first else OFF_TURN_GRACE_MS) * 1e6:
+                # it ran since its last reply, or since match_start (charged below with its turn;
+                # a bot sleeping on its turn would hide that from the check after the reply)
                 current.caught_thinking()
             allowed_ms = budget_ms + seat.bank_ms - charged_ms
             failure: BotFault | None = None
@@ -269,7 +269,7 @@ class _Table:
                                              seat.cpu_mark if on_cpu else None)
                 finally:
                     spent = clock() - began
-                    if seat.accounting:  # one read per decision: the counter costs a system call
+                    if seat.accounting:  # the counter costs a system call: read once here
                         cpu_ns = current.sandboxed.cpu_ns() - seat.cpu_mark
                         seat.cpu_mark += cpu_ns
                 if (cpu_charge(cpu_ns / 1e9, spent) * 1000 if on_cpu else spent * 1000) > allowed_ms:  # late

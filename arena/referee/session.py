@@ -33,12 +33,15 @@ from arena.referee.records import BotFault, FaultKind
 from arena.sandbox import Sandboxed
 from arena.text import printable
 
-__all__ = ["OFF_TURN_GRACE_MS", "SEND_TIMEOUT_S", "STDERR_KEEP", "STDERR_SHOWN", "WALL_CAP", "WALL_GRACE_S", "Bot",
-           "cpu_charge", "timeout_fault"]
+__all__ = ["MATCH_START_GRACE_MS", "OFF_TURN_GRACE_MS", "SEND_TIMEOUT_S", "STDERR_KEEP", "STDERR_SHOWN", "WALL_CAP",
+           "WALL_GRACE_S", "Bot", "cpu_charge", "timeout_fault"]
 
 OFF_TURN_GRACE_MS: Final = 1.0
 """CPU a bot may use between its turns (finishing its reply, reading its next request)
 before it is frozen there for good (where it may not ponder)."""
+MATCH_START_GRACE_MS: Final = 50.0
+"""The same before its first request of a match, which it may spend reading ``match_start``
+(an SDK bot takes about 9 ms)."""
 WALL_CAP: Final = 3.0
 """On the CPU clock, a decision may last this many times its allowance on the wall clock
 (a busy machine delays a bot's thinking; a bot that waits is not thinking)."""
