@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from arena.errors import ArenaError
 from arena.text import has_controls, printable
@@ -44,10 +44,10 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _SEPARATORS = str.maketrans("", "", ".-_")
 _REQUIRED = ("name", "version")
 _KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes", "build"}
-IGNORED = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code: the registry does not copy them, so no
 entry may lie in one."""
-LONGEST = {"version": 64, "author": 200, "description": 1_000, "notes": 20_000}
+LONGEST: Final = {"version": 64, "author": 200, "description": 1_000, "notes": 20_000}
 """Characters a manifest's texts may hold: every page that lists bots shows their
 descriptions, and a host's front page lists every author's."""
 
@@ -98,8 +98,10 @@ class BotManifest:
         return f"{self.name}@{self.version}"
 
 
-def load_manifest(folder: Path) -> BotManifest:
-    """Read and validate ``folder/bot.toml``."""
+def load_manifest(folder: Path, *, limits: bool = True) -> BotManifest:
+    """Read and validate ``folder/bot.toml``; with ``limits``, its texts' lengths too (not
+    for a registered copy, which may predate them: a version once registered stays
+    playable)."""
     folder = folder.resolve()
     path = folder / "bot.toml"
     if not path.is_file():
@@ -114,7 +116,7 @@ def load_manifest(folder: Path) -> BotManifest:
         data = tomllib.loads(text)
     except ValueError as error:  # TOMLDecodeError, and a number too long to convert
         raise ManifestError(f"{path}: not valid TOML: {error}") from None
-    manifest = _validate(data, str(path), folder)
+    manifest = _validate(data, str(path), folder, limits=limits)
     if manifest.entry is not None and not (folder / manifest.entry).is_file():
         raise ManifestError(f"{path}: entry {manifest.entry!r} is not a file in {folder}")
     return manifest
@@ -132,7 +134,8 @@ def folded(name: str) -> str:
     return name.lower().translate(_SEPARATORS)
 
 
-def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str | None = None) -> BotManifest:
+def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str | None = None, *,
+              limits: bool = True) -> BotManifest:
     """The manifest ``data`` describes; ManifestError listing every problem, one a line."""
     problems: list[str] = []
     unknown = sorted(set(data) - _KNOWN)
@@ -149,15 +152,17 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
                 check_name(data["name"])
             except ManifestError as error:
                 problems.append(str(error))
-    for key, most in LONGEST.items():
-        if key in data and not isinstance(data[key], str):
-            problems.append(f"{key!r} must be a string")
-        elif len(data.get(key, "")) > most:
-            problems.append(f"{key!r} holds {len(data[key]):,} characters: at most {most:,}")
+    for key, most in LONGEST.items() if limits else ():
+        value = data.get(key, "")
+        if not isinstance(value, str):
+            if key not in _REQUIRED:  # a required key has its message above
+                problems.append(f"{key!r} must be a string")
+        elif len(value) > most:
+            problems.append(f"{key!r} holds {len(value):,} characters: at most {most:,}")
     variants = data.get("variants", ["*"])
     if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
         problems.append("'variants' must be a non-empty list of variant names, or [\"*\"]")
-    elif len(variants) > 100 or any(len(v) > 64 for v in variants):
+    elif limits and (len(variants) > 100 or any(len(v) > 64 for v in variants)):
         problems.append("'variants' may name at most 100 variants, each at most 64 characters")
     entry, command = data.get("entry"), data.get("command")
     if module is None and (entry is None) == (command is None):
@@ -221,5 +226,5 @@ def find_bot(ref: str) -> BotManifest:
 def manifest_for(bot: str, path: str | None) -> BotManifest:
     """The manifest to launch a registered version with: its copy at ``path`` (an installed
     package's bot when None), under its registered name."""
-    manifest = load_manifest(Path(path)) if path else find_bot(bot)
+    manifest = load_manifest(Path(path), limits=False) if path else find_bot(bot)
     return dataclasses.replace(manifest, name=bot) if manifest.name != bot else manifest

@@ -85,6 +85,7 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
     ledger.set_status(submission.id, "testing", bot=name)
     log(submission.id, f"unpacked {name} {manifest.version}; validating as `arena submit` does")
     file = config.tournaments.get(submission.tournament or "") or config.ladder  # no tournament named: the ladder
+    live = {v.hash for v in store.versions(name)}
     try:
         done = submit(store, manifest.folder or bot, tournament=str(file) if file else None, matches=config.smoke,
                       progress=lambda step: log(submission.id, step.replace(str(bot), "your bot's folder")),
@@ -96,7 +97,7 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
     except LedgerError:  # disabled while its bot was tested
         claimed = None
     if not claimed:
-        if done.new:  # a version registered before (its own, or one the same code made) stays
+        if done.version.hash not in live:  # registered, or withdrawn and brought back, by this upload
             store.withdraw(name, done.version.hash)
         return DISABLED if claimed is None else f"the name {name!r} was taken by another author meanwhile"
     version = done.version

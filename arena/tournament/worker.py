@@ -50,7 +50,7 @@ def _launchable(bot: BotRef) -> BotManifest | BotFault:
     this worker dying with every table it plays)."""
     try:
         return manifest_for(bot.name, bot.path)
-    except ManifestError as error:
+    except (ManifestError, OSError) as error:  # OSError: a bot.toml that cannot be read
         found = str(error).replace(bot.path, "its folder") if bot.path else str(error)
         return BotFault(FaultKind.STARTUP, f"its registered copy does not load: {printable(found, lines=False)}",
                         bot.name)
