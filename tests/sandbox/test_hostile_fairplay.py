@@ -110,8 +110,8 @@ def test_load_memory_and_uptime_are_steady_stand_ins(
 
 PAGE_CACHE = ["fadvise_dontneed", "fadvise_willneed", "readahead", "cachestat", "preadv2_nowait",
               "pwritev2_nowait", "madvise_cold", "madvise_pageout", "madvise_willneed", "madvise_remove",
-              "madvise_populate_read", "process_madvise_pageout", "process_madvise_willneed", "madvise_pageout_high_bit",
-              "madvise_willneed_high_bit"]
+              "madvise_populate_read", "process_madvise_pageout", "process_madvise_willneed",
+              "madvise_pageout_high_bit", "madvise_willneed_high_bit"]
 
 
 @pytest.mark.parametrize("attempt", PAGE_CACHE)

@@ -33,6 +33,8 @@ from arena.sdk import hookimpl
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
 SHARED = "/usr/bin/env"  # any file every bot can read
 SYS_CLONE, SYS_CACHESTAT, SYS_PIDFD_OPEN, SYS_PROCESS_MADVISE = 56, 451, 434, 440  # x86_64
 SYS_MADVISE, SYS_FCNTL, SYS_SET_ROBUST_LIST = 28, 72, 273
@@ -183,16 +185,17 @@ def madvise(advice: int):  # type: ignore[no-untyped-def]
     return with_shared(run)
 
 
+def mapped(fd: int) -> int:
+    """The address of the file's first page, mapped read-only and shared by a raw ``mmap``."""
+    return int(libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0))
+
+
 def process_madvise(advice: int):  # type: ignore[no-untyped-def]
     """The same advice through ``process_madvise`` on its own pidfd (another way to it)."""
     def run(fd: int) -> int:
-        libc.mmap.restype = ctypes.c_void_p
-        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                              ctypes.c_long]
-        address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
         pidfd = check(libc.syscall(SYS_PIDFD_OPEN, os.getpid(), 0))
         try:
-            span = (ctypes.c_void_p * 2)(address, 4096)  # one struct iovec
+            span = (ctypes.c_void_p * 2)(mapped(fd), 4096)  # one struct iovec
             return check(libc.syscall(SYS_PROCESS_MADVISE, pidfd, ctypes.byref(span), 1, advice, 0))
         finally:
             os.close(pidfd)
@@ -201,13 +204,8 @@ def process_madvise(advice: int):  # type: ignore[no-untyped-def]
 
 def madvise_high(advice: int):  # type: ignore[no-untyped-def]
     """``madvise`` by its raw call, the advice with a high bit set."""
-    def run(fd: int) -> int:
-        libc.mmap.restype = ctypes.c_void_p
-        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                              ctypes.c_long]
-        address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
-        return check(libc.syscall(SYS_MADVISE, ctypes.c_void_p(address), 4096, ctypes.c_long(HIGH | advice)))
-    return with_shared(run)
+    return with_shared(lambda fd: check(libc.syscall(SYS_MADVISE, ctypes.c_void_p(mapped(fd)), 4096,
+                                                     ctypes.c_long(HIGH | advice))))
 
 
 class SysInfo(ctypes.Structure):
