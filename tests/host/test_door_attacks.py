@@ -9,6 +9,7 @@ docstrings name the weakness.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -155,6 +156,14 @@ def _processes_with(text: str) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def _kill_all(text: str) -> None:
+    """SIGKILL every process whose command line holds ``text`` (one may end meanwhile: its
+    sandbox's wrapper goes with the process it wraps)."""
+    for pid in _processes_with(text):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _status(db: Path, number: int) -> tuple[str, str]:
@@ -1014,13 +1023,11 @@ def test_a_disabled_accounts_queued_uploads_are_not_validated_or_entered(tmp_pat
             ledger.disable_account("mallory", actor="operator")
             assert _status(host.db, number)[0] == "queued"
             assert _status(host.db, blocker)[0] in ("building", "testing")
-        for pid in _processes_with(f"sleep {marker}"):
-            os.kill(pid, signal.SIGKILL)
+        _kill_all(f"sleep {marker}")
         status, reason = _decided(host.db, number)
         log = _status(host.db, number)[1]
     finally:
-        for pid in _processes_with(f"sleep {marker}"):
-            os.kill(pid, signal.SIGKILL)
+        _kill_all(f"sleep {marker}")
         _stop(host)
     assert status == "refused" and "disabled" in reason, (status, reason)
     assert "validating" not in log, "its code ran"
