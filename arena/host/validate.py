@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from arena.botspec import ManifestError, folded, load_manifest
+from arena.botspec import IGNORED, ManifestError, folded, load_manifest
 from arena.errors import ArenaError
 from arena.host.archive import ArchiveError, ArchiveLimits, unpack
 from arena.host.children import die_with_parent
@@ -66,6 +66,7 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
         return DISABLED
     try:
         unpack(ledger.archive(submission.id), bot, config.archive)
+        _prune(bot)
         manifest = load_manifest(_top(bot))
     except (ArchiveError, ManifestError) as error:
         return str(error)
@@ -114,6 +115,20 @@ DISABLED = "the operator disabled this account: its uploads are not entered"
 def _disabled(ledger: Ledger, name: str) -> bool:
     account = ledger.account(name)
     return account is None or account.disabled is not None
+
+
+def _prune(folder: Path) -> None:
+    """Leave out of the unpacked upload what the registered copy leaves out (``.git`` and
+    the other :data:`~arena.botspec.IGNORED` folders, bytecode): its smoke matches then play
+    the code the arena keeps, and a program run from such a folder fails them rather than
+    every later match."""
+    for root, dirs, files in os.walk(folder):
+        for name in [d for d in dirs if d in IGNORED]:
+            shutil.rmtree(Path(root, name))
+            dirs.remove(name)
+        for name in files:
+            if name.endswith((".pyc", ".pyo")):
+                os.unlink(Path(root, name))
 
 
 def _top(folder: Path) -> Path:

@@ -972,6 +972,9 @@ LADDER: Final = ('name = "ladder"\nmode = "ladder"\nopen = true\n[time]\nmove_ms
     pytest.param({"bot.toml": _manifest("breaker", extra='entry = "bot.py"\nbuild = ["/bin/sh", "-c", '
                                         '"echo \'name = [\' > bot.toml"]\n'), "bot.py": RANDOM_BOT},
                  "changed or removed bot.toml", id="build-rewrites-bot.toml"),
+    pytest.param({"bot.toml": _manifest("breaker", extra='command = ["{python}", ".git/bot.py"]\n'),
+                  ".git/bot.py": (REPO / "benchmarks" / "trivial_raw" / "bot.py").read_bytes()},
+                 "crash before hello", id="command-runs-a-file-in-git"),
 ])
 def test_a_bot_whose_kept_copy_would_not_load_is_refused_at_the_door(tmp_path: Path, files: dict[str, bytes],
                                                                      said: str) -> None:
