@@ -33,8 +33,8 @@ from arena.errors import ArenaError
 from arena.text import has_controls, printable
 from arena.tomldepth import too_deep
 
-__all__ = ["BOTS_DIR", "IGNORED", "LONGEST", "BotManifest", "ManifestError", "check_name", "find_bot", "folded",
-           "load_manifest", "manifest_for"]
+__all__ = ["BOTS_DIR", "BYTECODE", "IGNORED", "LONGEST", "BotManifest", "ManifestError", "check_name", "find_bot",
+           "folded", "load_manifest", "manifest_for"]
 
 ENTRY_POINT_GROUP = "arena.bots"
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
@@ -47,6 +47,8 @@ _KNOWN = {"name", "version", "author", "description", "variants", "entry", "comm
 IGNORED: Final = frozenset({"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that are not part of a bot's code: the registry does not copy them, so no
 entry may lie in one."""
+BYTECODE: Final = (".pyc", ".pyo")
+"""Endings of files that are not part of a bot's code either: a registered copy compiles its own."""
 LONGEST: Final = {"version": 64, "author": 200, "description": 1_000, "notes": 20_000}
 """Characters a manifest's texts may hold: every page that lists bots shows their
 descriptions, and a host's front page lists every author's."""

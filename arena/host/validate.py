@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from arena.botspec import IGNORED, ManifestError, folded, load_manifest
+from arena.botspec import BYTECODE, IGNORED, ManifestError, folded, load_manifest
 from arena.errors import ArenaError
 from arena.host.archive import ArchiveError, ArchiveLimits, unpack
 from arena.host.children import die_with_parent
@@ -127,7 +127,7 @@ def _prune(folder: Path) -> None:
             shutil.rmtree(Path(root, name))
             dirs.remove(name)
         for name in files:
-            if name.endswith((".pyc", ".pyo")):
+            if name.endswith(BYTECODE):
                 os.unlink(Path(root, name))
 
 

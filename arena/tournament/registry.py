@@ -19,7 +19,7 @@ from pathlib import Path
 from py_compile import PycInvalidationMode
 from typing import Final, NoReturn
 
-from arena.botspec import BOTS_DIR, IGNORED, BotManifest, ManifestError, find_bot, folded, load_manifest
+from arena.botspec import BOTS_DIR, BYTECODE, IGNORED, BotManifest, ManifestError, find_bot, folded, load_manifest
 from arena.errors import ArenaError
 from arena.sandbox import scratch
 from arena.text import printable
@@ -53,7 +53,7 @@ def code_files(folder: Path) -> list[Path]:
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in IGNORED)
-        found.extend(Path(root, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo")))
+        found.extend(Path(root, f) for f in sorted(files) if not f.endswith(BYTECODE))
     return sorted(found)
 
 
@@ -82,7 +82,7 @@ def check_size(folder: Path, what: str) -> None:
             raise OversizeError(f"{what} has folders nested more than {build.MAX_DEPTH} deep "
                                 f"({printable(path.relative_to(folder).parts[0], lines=False)}/...); a bot's folder "
                                 f"may nest at most {build.MAX_DEPTH}")
-        if not path.name.endswith((".pyc", ".pyo")):  # the copy compiles its own
+        if not path.name.endswith(BYTECODE):  # the copy compiles its own
             size += info.st_size if stat.S_ISREG(info.st_mode) else 0
             count += 1
         if count > most_files:
