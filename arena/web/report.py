@@ -5,7 +5,7 @@ once with relative links and its data embedded, and the static folder is copied 
 them: the folder opens from ``file://`` and from any static host, with no server.  Only
 pages of what the report holds are written, so every link in it leads somewhere in it.
 The match pages, most of a report (each plays its match again for the replay), are
-written by a process per core.
+written by a process per core, and by this one once the other pages are written.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
@@ -31,8 +32,11 @@ from arena.web.site import STATIC_DIR
 __all__ = ["ReportError", "Written", "write_report"]
 
 POOLED: Final = 32
-"""From this many match pages on, they are written by a process per core (a process takes
-about a second to start)."""
+"""From this many match pages on, they are written by a process per core (a spawned process
+takes about half a second to start)."""
+CHUNKS: Final = 16
+"""Chunks of match pages per process: small enough that this process, done with the other
+pages, takes the ones no process has started, and one slow chunk holds up no one."""
 
 
 class ReportError(ArenaError):
@@ -64,21 +68,32 @@ def write_report(db: Path, out: Path, tournament: str | None = None,
         ids = [m.id for name in chosen for m in store.matches(name)]
         progress(f"{len(ids)} match pages")
         workers = os.cpu_count() or 1
-        chunks: list[Future[int]] = []
+        chunks: list[tuple[Future[int], Sequence[str]]] = []
         if len(ids) >= POOLED and workers > 1:
-            # spawned, not forked: the caller may hold threads and locks a fork would copy
-            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")))
+            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=_start_method()))
             stack.callback(pool.shutdown, cancel_futures=True)  # a failure or Ctrl+C leaves the rest unwritten
-            step = -(-len(ids) // (4 * workers))  # four chunks a process: one slow chunk does not hold up the rest
-            chunks = [pool.submit(_write_matches, db, root, ids[k:k + step]) for k in range(0, len(ids), step)]
+            step = -(-len(ids) // (CHUNKS * workers))
+            chunks = [(pool.submit(_write_matches, db, root, ids[k:k + step]), ids[k:k + step])
+                      for k in range(0, len(ids), step)]
         for page in _pages(store, chosen, only, progress):  # while the pool starts and writes matches
             _write(root, page)
             count += 1
-        count += sum(chunk.result() for chunk in chunks) if chunks else _write_matches(db, root, ids)
+        for chunk, part in reversed(chunks):  # the last chunks, which no process has started, are written here
+            if not chunk.cancel():
+                break  # a process has started this one, and so every one before it
+            count += _write_matches(db, root, part)
+        count += sum(chunk.result() for chunk, _ in chunks if not chunk.cancelled()) if chunks \
+            else _write_matches(db, root, ids)
         known = set(ids)  # matches stored while the pages were written (a run beside) have links too
         count += _write_matches(db, root, [m.id for name in chosen for m in store.matches(name) if m.id not in known])
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
     return Written(root / "index.html", count, chosen)
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """Forked, which costs nothing, where this process runs no other thread (the command
+    line); spawned otherwise, since a fork copies the locks other threads may hold."""
+    return multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
 
 
 def _write(root: Path, page: pages.Page) -> None:

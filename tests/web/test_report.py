@@ -94,4 +94,6 @@ def test_a_match_stored_while_the_report_is_written_has_its_page(web_data: WebDa
     assert stored == [True]
     assert (tmp_path / "out" / match_page(late)).is_file(), "the late match's page was not written"
     assert late in (tmp_path / "out" / "matches" / "index.html").read_text()
+    with Store(db) as store:  # the pool's chunks and those this process took from it: none lost
+        assert all((tmp_path / "out" / match_page(m.id)).is_file() for m in store.matches())
     assert written.pages == len(list((tmp_path / "out").rglob("index.html")))
