@@ -13,13 +13,14 @@ processes open shared files), the page cache of shared files (residency probes:
 ``mincore``, ``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``; eviction and
 load hints: ``fadvise64``, ``readahead``, the ``madvise`` advice of
 :data:`MADVISE_DENIED`, ``process_madvise``), the machine's counters (``sysinfo``: load,
-processes, free and shared memory; ``statfs``: the host disk's free space), waking another
-process's futex waiters (a futex on a page of a shared file, even one mapped read-only, is
-keyed by the file and offset: the number a wake reports reads whether another bot waits
-there, so the wakes of :data:`FUTEX_SHARED_WAKES` must carry ``FUTEX_PRIVATE_FLAG``, as
-every runtime's own locks do), new namespaces (a raw ``clone`` with namespace flags;
-``clone3``, whose flags a filter cannot read, answers ENOSYS so the C library falls back
-to ``clone``), and widening the CPUs a bot was pinned to (``sched_setaffinity``).
+processes, free and shared memory; ``statfs``: the host disk's free space), futexes shared
+with another process (a futex on a page of a shared file, even one mapped read-only, is
+keyed by the file and offset, so a wake told one bot whether another waited there, and a
+thread's exit woke another bot's waiter: no wait that is not private sleeps, and no such
+wake wakes anyone, :data:`FUTEX_SHARED_WAITS`; runtimes' own locks are private), new
+namespaces (a raw ``clone`` with namespace flags; ``clone3``, whose flags a filter cannot
+read, answers ENOSYS so the C library falls back to ``clone``), and widening the CPUs a
+bot was pinned to (``sched_setaffinity``).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -34,8 +35,8 @@ import os
 import platform
 from typing import Any, Final
 
-__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "RWF_NOWAIT",
-           "available", "bpf_program", "memfd"]
+__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED", "FUTEX_SHARED_WAITS", "FUTEX_SHARED_WAKES",
+           "MADVISE_DENIED", "RWF_NOWAIT", "available", "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -75,25 +76,37 @@ RWF_NOWAIT: Final = 0x00000008
 """``preadv2``/``pwritev2`` flag that fails with EAGAIN unless the data is cached: a
 residency probe, refused with EPERM (the same calls without it are plain reads and writes)."""
 
-FUTEX_SHARED_WAKES: Final = {
-    "FUTEX_WAKE": 1, "FUTEX_REQUEUE": 3, "FUTEX_CMP_REQUEUE": 4, "FUTEX_WAKE_OP": 5, "FUTEX_UNLOCK_PI": 7,
-    "FUTEX_WAKE_BITSET": 10, "FUTEX_CMP_REQUEUE_PI": 12,
+FUTEX_SHARED_WAKES: Final = {"FUTEX_WAKE": 1, "FUTEX_REQUEUE": 3, "FUTEX_CMP_REQUEUE": 4, "FUTEX_WAKE_BITSET": 10}
+"""``futex`` operations that wake or move waiters: unless private (``FUTEX_PRIVATE_FLAG``,
+128, keys the futex by the process's own memory) they answer 0, having woken no one, which
+is true, since no shared wait sleeps (:data:`FUTEX_SHARED_WAITS`).  A futex on a page of
+a shared file, even one mapped read-only, is keyed by the file and offset, so the number
+a wake reported read whether another bot waited there."""
+FUTEX_SHARED_WAITS: Final = {"FUTEX_WAIT": 0, "FUTEX_WAIT_BITSET": 9}
+"""``futex`` waits that answer EAGAIN unless private, as if the word had changed: the
+caller looks again and waits again, so a shared wait spins instead of sleeping.  Where
+one could sleep, a wake no system call sends would reach it: at a thread's exit the
+kernel wakes the address the thread gave ``set_tid_address`` or ``clone`` (the C library
+needs both), shared, so a bot ending threads pointed at a shared file's page woke another
+bot's waiters there.  Runtimes wait privately on their own locks; the C library's thread
+join (the kernel's wake at the thread's exit ends it) and locks shared between a bot's
+processes (Python's ``multiprocessing``) spin, on the bot's own clock."""
+FUTEX_REFUSED: Final = {
+    "FUTEX_WAKE_OP": 5, "FUTEX_LOCK_PI": 6, "FUTEX_UNLOCK_PI": 7, "FUTEX_TRYLOCK_PI": 8,
+    "FUTEX_WAIT_REQUEUE_PI": 11, "FUTEX_CMP_REQUEUE_PI": 12, "FUTEX_LOCK_PI2": 13,
 }
-"""``futex`` operations that wake or move waiters, refused with EPERM unless private
-(``FUTEX_PRIVATE_FLAG``, 128, keys the futex by the process's own memory).  Waiting on a
-shared futex stays allowed: a thread joining another waits on a shared futex that the
-kernel, not a system call, wakes.  The newer ``futex_wake`` and ``futex_requeue`` calls
-answer ENOSYS (the C library then uses ``futex``), and so does ``set_robust_list`` (at a
+"""``futex`` operations refused with EPERM unless private: a wake that must also change a
+word, and the priority-inheritance locks, whose owner the kernel keeps by the futex's key.
+The newer ``futex_wake``, ``futex_wait``, ``futex_waitv`` and ``futex_requeue`` calls
+answer ENOSYS (the C library uses ``futex``), and so does ``set_robust_list`` (at a
 thread's exit the kernel wakes the futexes its robust list names, shared ones too; the C
-library then does without robust mutexes).  A process-shared lock or semaphore between a
-bot's own processes (Python's ``multiprocessing``) makes the C library abort the bot once
-a release must wake another process.  What the kernel wakes at a thread's exit at its
-``clear_child_tid`` address cannot be filtered (docs/SANDBOX.md, "What remains")."""
+library then does without robust mutexes)."""
 FUTEX_PRIVATE_FLAG: Final = 128
 FUTEX_COMMAND: Final = 127
 INT_BITS: Final = 0xFFFF_FFFF
 """The bits of a system call's ``int`` argument the kernel reads."""
-NEWER_CALLS: Final = {"cachestat": 451, "process_madvise": 440, "futex_wake": 454, "futex_requeue": 456}
+NEWER_CALLS: Final = {"cachestat": 451, "process_madvise": 440, "futex_waitv": 449, "futex_wake": 454,
+                      "futex_wait": 455, "futex_requeue": 456}
 """x86-64 numbers of calls newer than some distributions' libseccomp: a filter built there
 refuses them by number rather than leaving them open."""
 
@@ -132,10 +145,13 @@ def bpf_program() -> bytes:
                for advice in MADVISE_DENIED.values()]
     wanted += [(deny, call, (pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
                for call in ("preadv2", "pwritev2")]
-    wanted += [(deny, "futex", (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG | FUTEX_COMMAND, command),))
-               for command in FUTEX_SHARED_WAKES.values()]
+    futex_answers = ((pyseccomp.ERRNO(0), FUTEX_SHARED_WAKES), (pyseccomp.ERRNO(errno.EAGAIN), FUTEX_SHARED_WAITS),
+                     (deny, FUTEX_REFUSED))
+    wanted += [(action, "futex", (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG | FUTEX_COMMAND, command),))
+               for action, commands in futex_answers for command in commands.values()]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
-    wanted += [(absent, name, ()) for name in ("futex_wake", "futex_requeue", "set_robust_list")]
+    wanted += [(absent, name, ()) for name in ("futex_wake", "futex_wait", "futex_waitv", "futex_requeue",
+                                               "set_robust_list")]
     for action, name, args in wanted:
         try:
             rules.add_rule(action, name, *args)

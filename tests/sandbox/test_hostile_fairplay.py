@@ -80,6 +80,21 @@ def test_no_robust_futex_list_for_the_kernel_to_wake_at_exit(box: Sandbox,
     assert report["robust_list"] == "ENOSYS", report["robust_list"]
 
 
+@pytest.mark.parametrize(("attempt", "answer"), [
+    ("futex_shared_wait", "EAGAIN"),  # no shared wait sleeps: a thread's exit could wake it
+    ("futex_private_wait", "ETIMEDOUT"),  # a private one sleeps as always
+    ("futex_shared_wake", "ok: 0"),  # woke no one, which is true
+    ("futex_waitv", "ENOSYS"), ("futex_wait", "ENOSYS"),
+])
+def test_no_shared_futex_wait_sleeps(box: Sandbox, side_channels: tuple[Played, dict[str, Any]], attempt: str,
+                                     answer: str) -> None:
+    """A futex on a shared file's page is keyed by the file: a waiter there was woken by
+    another bot's thread exiting with its ``clear_child_tid`` there."""
+    needs(box, "seccomp")
+    _, report = side_channels
+    assert report[attempt] == answer, report[attempt]
+
+
 def test_cpu_affinity_cannot_be_widened(box: Sandbox, side_channels: tuple[Played, dict[str, Any]]) -> None:
     needs(box, "seccomp")
     _, report = side_channels

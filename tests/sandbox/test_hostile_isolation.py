@@ -280,6 +280,43 @@ def test_bots_cannot_signal_through_futexes_on_a_shared_read_only_file(box: Sand
     assert_nothing_left(played)
 
 
+def test_bots_cannot_signal_through_the_wake_the_kernel_sends_when_a_thread_exits(box: Sandbox) -> None:
+    """The same channel with no wake by a system call: a thread's exit wakes its
+    ``clear_child_tid`` address (``set_tid_address``), and the kernel's wake is not private.
+    The sender ended one thread per card with that address on the shared page, and the
+    receiver's threads waiting there read its hand.  A wait that is not private answers
+    EAGAIN now (the waiter spins, as on a word that changed), so no one sleeps where the
+    kernel's wake could be seen."""
+    needs(box, "bwrap", "seccomp")
+    sender = bot_copy("exit-colluder", {"role.txt": "send"})
+    receiver = bot_copy("exit-colluder", {"role.txt": "receive"})
+    played = play(box, [sender, receiver, random_bot()], reporters=[0, 1])
+    sent = played.report(0)
+    got = played.report(1)
+    deal = next(e for e in played.result.log if e["event"] == "deal")
+    hand = sorted(deal["private"]["0"]["hand"])
+    assert sorted(sent.get("published", [])) == hand, sent
+    actions = [e["seat"] for e in played.result.log if e["event"] == "action"]
+    assert 1 in actions[actions.index(0) + 1:], "the receiver had no decision after the sender's first"
+    read = set(got.get("read") or [])
+    assert not read & set(hand), f"the receiver read {sorted(read)} through thread exits: the sender's hand is {hand}"
+    assert_clean(played)
+    assert_nothing_left(played)
+
+
+def test_a_bot_thinking_with_processes_of_its_own_plays_on(box: Sandbox) -> None:
+    """Python's ``multiprocessing`` shares its locks and queues between a bot's processes
+    through futexes that are not private.  When the filter refused such wakes, the C
+    library aborted the bot at the first release that had to wake another process; now a
+    shared wait spins and a shared wake wakes no one, and every decision is made."""
+    needs(box, "bwrap", "seccomp")
+    played = play(box, [bot_copy("process-team"), random_bot(), random_bot()], reporters=[0])
+    assert_clean(played)
+    decisions = sum(1 for e in played.result.log if e["event"] == "action" and e["seat"] == 0)
+    assert played.report(0)["decisions"] == decisions > 0
+    assert_nothing_left(played)
+
+
 # ---------------------------------------------------------------------------------------
 # The referee's process
 

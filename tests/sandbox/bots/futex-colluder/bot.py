@@ -52,8 +52,9 @@ def value(slot: int) -> int:
 
 def wait_forever(slot: int) -> None:
     while True:  # woken by a probe: wait again
-        libc.syscall(SYS_FUTEX, ctypes.c_void_p(address(slot)), FUTEX_WAIT, ctypes.c_uint32(value(slot)), None,
-                     None, 0)
+        if libc.syscall(SYS_FUTEX, ctypes.c_void_p(address(slot)), FUTEX_WAIT, ctypes.c_uint32(value(slot)), None,
+                        None, 0) != 0 and ctypes.get_errno() == 11:
+            return  # EAGAIN: the word of a read-only page never changes, so this wait is refused
 
 
 def waiting(tid: int) -> bool:
@@ -71,7 +72,7 @@ def publish(cards: list[str]) -> None:
         thread = threading.Thread(target=wait_forever, args=(slot,), daemon=True)
         thread.start()
         threads.append(thread)
-    while not all(waiting(t.native_id) for t in threads):  # every waiter is in the kernel's queue
+    while not all(waiting(t.native_id) or not t.is_alive() for t in threads):  # every waiter is in the kernel's queue
         os.sched_yield()
     report["published"] = cards
 

@@ -4,6 +4,9 @@ reports the outcomes and plays on legally.
 
 - file locks on a file it can only read (``flock``, ``fcntl`` record locks, OFD locks,
   leases), change notifications (inotify, ``F_NOTIFY``), page-cache probing (``mincore``);
+- futexes on a shared file's page: a wait that is not private (which must not sleep where
+  a thread's exit could wake it), a private one (which sleeps), a shared wake, and the
+  newer ``futex_wait`` and ``futex_waitv`` calls;
 - a new user namespace through a raw ``clone`` (``unshare`` is filtered by name), and a
   thread (which must keep working: the C library falls back from ``clone3`` to ``clone``);
 - widening its CPU affinity to every core;
@@ -38,6 +41,8 @@ libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_i
 SHARED = "/usr/bin/env"  # any file every bot can read
 SYS_CLONE, SYS_CACHESTAT, SYS_PIDFD_OPEN, SYS_PROCESS_MADVISE = 56, 451, 434, 440  # x86_64
 SYS_MADVISE, SYS_FCNTL, SYS_SET_ROBUST_LIST = 28, 72, 273
+SYS_FUTEX, SYS_FUTEX_WAITV, SYS_FUTEX_WAIT = 202, 449, 455
+FUTEX_WAIT, FUTEX_WAKE, FUTEX_PRIVATE_FLAG = 0, 1, 128
 HIGH = 1 << 32  # a high bit the kernel ignores in an int argument: a filter comparing 64 bits does not
 MADV = {"cold": 20, "pageout": 21, "willneed": 3, "remove": 9, "populate_read": 22}
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
@@ -85,6 +90,22 @@ def robust_list() -> int:
     head = (ctypes.c_void_p * 3)()
     head[0] = ctypes.addressof(head)  # an empty list: it points to itself
     return check(libc.syscall(SYS_SET_ROBUST_LIST, ctypes.byref(head), ctypes.sizeof(head)))
+
+
+class Timespec(ctypes.Structure):
+    _fields_ = [("seconds", ctypes.c_long), ("nanoseconds", ctypes.c_long)]
+
+
+def futex(op: int):  # type: ignore[no-untyped-def]
+    """``op`` at the first word of a shared file's page: a wait (its word's value, 1 ms at
+    most) or a wake of one waiter (how many it woke)."""
+    def run(fd: int) -> int:
+        word = mapped(fd)
+        value = ctypes.c_uint32.from_address(word).value
+        timeout = Timespec(0, 1_000_000)
+        return check(libc.syscall(SYS_FUTEX, ctypes.c_void_p(word), op, ctypes.c_uint32(value if op & 127 == FUTEX_WAIT
+                                  else 1), ctypes.byref(timeout), None, 0))
+    return with_shared(run)
 
 
 def raw_clone_newuser() -> str:
@@ -233,6 +254,11 @@ def attack() -> dict[str, object]:
         "ofd_lock": outcome(with_shared(ofd_lock)),
         "ofd_lock_high_bit": outcome(with_shared(ofd_lock_high)),
         "robust_list": outcome(robust_list),
+        "futex_shared_wait": outcome(futex(FUTEX_WAIT)),
+        "futex_private_wait": outcome(futex(FUTEX_WAIT | FUTEX_PRIVATE_FLAG)),
+        "futex_shared_wake": outcome(futex(FUTEX_WAKE)),
+        "futex_waitv": outcome(lambda: check(libc.syscall(SYS_FUTEX_WAITV, None, 0, 0, None, 0))),
+        "futex_wait": outcome(lambda: check(libc.syscall(SYS_FUTEX_WAIT, None, 0, 0, 0, None, 0))),
         "lease": outcome(with_shared(lambda fd: fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK))),
         "inotify": outcome(inotify),
         "dnotify": outcome(dnotify),
