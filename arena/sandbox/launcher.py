@@ -192,7 +192,7 @@ class Sandbox:
 
     def _landlock_rules(self, folder: Path | None, scratch: str, workshop: bool,
                         where: dict[Path, Path]) -> dict[str, list[str]]:
-        reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", str(ALTERNATIVES),
+        reads = ["/usr", "/bin", "/lib", "/lib64", "/sbin", *procfs.readable(), "/dev", str(ALTERNATIVES),
                  *(_translate(str(p), where) for p in self._read_paths(folder))]
         if not self.status[Layer.BWRAP].active:  # libraries and settings live in /etc, and arena's parent is listed
             reads += ["/etc", str(Path(_translate(str(_PACKAGE), where)).parent)]

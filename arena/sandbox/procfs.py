@@ -8,6 +8,14 @@ referee's machine.  So every top-level entry of ``/proc`` is hidden behind an em
 or folder unless it is in :data:`SHOWN` (fixed facts and per-process views), and the four
 files that runtimes commonly read (:data:`STEADY`) are replaced by steady ones: the
 memory the bot may use and the CPUs it sees, every counter at zero.
+
+A process's own folder tells more than its own state: ``smaps``, ``smaps_rollup``,
+``numa_maps`` and ``pagemap`` say how many processes map each page it maps, so two bots
+mapping pages of a file they both read (every bot reads the same standard library)
+signalled each other through the count, a whole hand in one decision; ``fdinfo`` shows
+numbers given out across the whole machine (eventfd ids, lowest free first).  Landlock
+lets a bot read only :func:`readable`: the top-level entries, and of its own folder the
+entries :data:`OWN` (processes it starts see none of theirs).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from typing import Final
 
 from arena.sandbox.scratch import PREFIX, remove_at_exit
 
-__all__ = ["SHOWN", "STEADY", "masks"]
+__all__ = ["OWN", "SHOWN", "STEADY", "masks", "readable"]
 
 SHOWN: Final = frozenset({
     "self", "thread-self", "mounts", "net",  # per-process and per-namespace views (links)
@@ -30,6 +38,14 @@ SHOWN: Final = frozenset({
 
 STEADY: Final = ("meminfo", "stat", "loadavg", "uptime")
 """Entries replaced by steady stand-ins (runtimes read them to size heaps and thread pools)."""
+
+OWN: Final = ("auxv", "cgroup", "cmdline", "comm", "environ", "fd", "io", "limits", "maps", "mountinfo", "mounts",
+              "net", "stat", "statm", "status")
+"""Entries of its own ``/proc/self`` a landlocked bot may read: what runtimes read of
+themselves (the C library reads ``maps`` to find the main thread's stack; ``fd`` lists the
+descriptors to close before an ``exec``; links such as ``exe`` and ``ns/`` are read
+without a rule).  Not the page counts, ``fdinfo``, ``task`` (each
+thread's copy of the same files), ``mem`` or ``map_files``."""
 
 
 def _stand_ins(memory_mb: int, cpus: int) -> dict[str, str]:
@@ -77,3 +93,13 @@ def masks(memory_mb: int) -> list[tuple[str, str]]:
             source = folder / ("none" if entry.is_dir(follow_symlinks=False) else "empty")
         binds.append((str(source), f"/proc/{name}"))
     return binds
+
+
+@functools.cache
+def readable() -> tuple[str, ...]:
+    """The ``/proc`` paths a landlocked bot may read: every top-level entry (hidden or
+    steady where :func:`masks` binds them) but the processes' folders, and :data:`OWN`
+    of its own, resolved by the bot as it confines itself."""
+    names = sorted(e.name for e in os.scandir("/proc")
+                   if not e.name.isdigit() and e.name not in ("self", "thread-self"))
+    return (*(f"/proc/{name}" for name in names), *(f"/proc/self/{entry}" for entry in OWN))

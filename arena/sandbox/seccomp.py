@@ -20,7 +20,10 @@ thread's exit woke another bot's waiter: no wait that is not private sleeps, and
 wake wakes anyone, :data:`FUTEX_SHARED_WAITS`; runtimes' own locks are private), new
 namespaces (a raw ``clone`` with namespace flags; ``clone3``, whose flags a filter cannot
 read, answers ENOSYS so the C library falls back to ``clone``), and widening the CPUs a
-bot was pinned to (``sched_setaffinity``).
+bot was pinned to (``sched_setaffinity``).  Machine-wide counts a bot could move and
+another read are closed too: the kernel's asynchronous I/O events (:data:`AIO_CALLS`),
+socket cookies (:data:`SOCKET_COOKIES`) and same-page merging (``MADV_MERGEABLE``,
+:data:`PRCTL_DENIED`).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -35,8 +38,9 @@ import os
 import platform
 from typing import Any, Final
 
-__all__ = ["CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED", "FUTEX_SHARED_WAITS", "FUTEX_SHARED_WAKES",
-           "MADVISE_DENIED", "RWF_NOWAIT", "available", "bpf_program", "memfd"]
+__all__ = ["AIO_CALLS", "CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED", "FUTEX_SHARED_WAITS",
+           "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "PRCTL_DENIED", "RWF_NOWAIT", "SOCKET_COOKIES", "available",
+           "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -66,11 +70,25 @@ FCNTL_DENIED: Final = {
 """``fcntl`` commands refused with EPERM: record locks, leases and directory notifications."""
 
 MADVISE_DENIED: Final = {
-    "MADV_WILLNEED": 3, "MADV_REMOVE": 9, "MADV_COLD": 20, "MADV_PAGEOUT": 21,
+    "MADV_WILLNEED": 3, "MADV_REMOVE": 9, "MADV_MERGEABLE": 12, "MADV_COLD": 20, "MADV_PAGEOUT": 21,
     "MADV_POPULATE_READ": 22, "MADV_POPULATE_WRITE": 23,
 }
 """``madvise`` advice refused with EPERM: it loads file pages ahead or pushes them out of
-memory, which another bot could see in the page cache."""
+memory, which another bot could see in the page cache, or offers pages for merging with
+other processes' equal pages (where the machine runs same-page merging, a bot would see
+another's pages merge with its own)."""
+PRCTL_DENIED: Final = {"PR_SET_MEMORY_MERGE": 67}
+"""``prctl`` options refused with EPERM: every page of the process offered for merging."""
+SOCKET_COOKIES: Final = {"SO_COOKIE": 57, "SO_NETNS_COOKIE": 71}
+"""``getsockopt`` options of ``SOL_SOCKET`` refused with EPERM: numbers from one counter of
+the whole machine, which a bot moves by making sockets (``socketpair`` is allowed): a
+process could leave a card there for a later one to read, across a rotation gap."""
+SOL_SOCKET: Final = 1
+AIO_CALLS: Final = ("io_setup", "io_destroy", "io_getevents", "io_pgetevents", "io_submit", "io_cancel")
+"""The kernel's asynchronous I/O, which answers ENOSYS: ``io_setup`` reserves events of the
+machine's one limit (``fs.aio-max-nr``), so a bot could read how many others hold, or take
+them all from every process of the machine.  No runtime offered needs it (the C library's
+POSIX AIO uses threads)."""
 
 RWF_NOWAIT: Final = 0x00000008
 """``preadv2``/``pwritev2`` flag that fails with EAGAIN unless the data is cached: a
@@ -143,6 +161,11 @@ def bpf_program() -> bytes:
                for flag in CLONE_NAMESPACES.values()]
     wanted += [(deny, "madvise", (pyseccomp.Arg(2, pyseccomp.MASKED_EQ, INT_BITS, advice),))
                for advice in MADVISE_DENIED.values()]
+    wanted += [(deny, "prctl", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, INT_BITS, option),))
+               for option in PRCTL_DENIED.values()]
+    wanted += [(deny, "getsockopt", (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, INT_BITS, SOL_SOCKET),
+                                     pyseccomp.Arg(2, pyseccomp.MASKED_EQ, INT_BITS, option)))
+               for option in SOCKET_COOKIES.values()]
     wanted += [(deny, call, (pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
                for call in ("preadv2", "pwritev2")]
     futex_answers = ((pyseccomp.ERRNO(0), FUTEX_SHARED_WAKES), (pyseccomp.ERRNO(errno.EAGAIN), FUTEX_SHARED_WAITS),
@@ -151,7 +174,7 @@ def bpf_program() -> bytes:
                for action, commands in futex_answers for command in commands.values()]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
     wanted += [(absent, name, ()) for name in ("futex_wake", "futex_wait", "futex_waitv", "futex_requeue",
-                                               "set_robust_list")]
+                                               "set_robust_list", *AIO_CALLS)]
     for action, name, args in wanted:
         try:
             rules.add_rule(action, name, *args)

@@ -76,6 +76,9 @@ def in_futex(tid: int) -> bool:
     try:
         with open(f"/proc/self/task/{tid}/syscall") as handle:
             return handle.read().split()[0] == str(SYS_FUTEX)
+    except PermissionError:  # a thread's own /proc files are hidden: give it a moment and assume so
+        time.sleep(0.01)
+        return True
     except (OSError, IndexError):
         return False
 

@@ -18,6 +18,7 @@ import os
 import random
 import sys
 import threading
+import time
 
 from arena.sdk import hookimpl
 
@@ -61,6 +62,9 @@ def waiting(tid: int) -> bool:
     try:
         with open(f"/proc/self/task/{tid}/syscall") as handle:
             return handle.read().split()[0] == str(SYS_FUTEX)
+    except PermissionError:  # a thread's own /proc files are hidden: give it a moment and assume so
+        time.sleep(0.01)
+        return True
     except (OSError, IndexError):
         return False
 

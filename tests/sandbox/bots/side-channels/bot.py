@@ -11,6 +11,8 @@ reports the outcomes and plays on legally.
   thread (which must keep working: the C library falls back from ``clone3`` to ``clone``);
 - widening its CPU affinity to every core;
 - the machine-wide ``/proc`` files: load, CPU and memory counters, pressure, interrupts;
+- its own ``/proc`` files that count who else maps its pages (``smaps``, ``pagemap``...)
+  or show machine-wide numbers (``fdinfo``), also through its thread's folder;
 - the page cache of a shared file: evicting its pages (``posix_fadvise``, ``madvise``),
   loading them ahead (``readahead``, ``MADV_WILLNEED``, ``MADV_POPULATE_READ``) and probing
   residency (``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``), the ``madvise``
@@ -276,6 +278,13 @@ def attack() -> dict[str, object]:
         "file_nr": outcome(lambda: read("/proc/sys/fs/file-nr")),
         "vmstat": outcome(lambda: read("/proc/vmstat")),
         "own_status": outcome(lambda: read("/proc/self/status")[:20]),
+        "own_maps": outcome(lambda: read("/proc/self/maps")[:20]),
+        **{f"own_{name}": outcome(lambda name=name: read(f"/proc/self/{name}")[:20])
+           for name in ("smaps", "smaps_rollup", "numa_maps")},
+        "own_pagemap": outcome(lambda: len(open("/proc/self/pagemap", "rb").read(8))),
+        "own_fdinfo": outcome(lambda: os.listdir("/proc/self/fdinfo")),
+        "thread_smaps": outcome(lambda: read("/proc/thread-self/smaps")[:20]),
+        "task_smaps": outcome(lambda: read(f"/proc/self/task/{os.getpid()}/smaps")[:20]),
         "fadvise_dontneed": outcome(fadvise(os.POSIX_FADV_DONTNEED)),
         "fadvise_willneed": outcome(fadvise(os.POSIX_FADV_WILLNEED)),
         "readahead": outcome(with_shared(readahead)),
