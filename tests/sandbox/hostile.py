@@ -567,6 +567,31 @@ def play(
 # Assertions
 
 
+def colluders(box: Sandbox, bot: str, *, publishes: bool = True) -> tuple[Played, dict[str, Any], list[str]]:
+    """Play ``bot`` as sender (seat 0, ``role.txt`` ``send``) and receiver (seat 1) with a
+    random bot: the match, what the receiver reported, and the sender's hand.  The sender
+    must have published its hand (unless the channel refuses its first step: not
+    ``publishes``), and the receiver must have had a decision after it."""
+    played = play(box, [bot_copy(bot, {"role.txt": "send"}), bot_copy(bot, {"role.txt": "receive"}), random_bot()],
+                  reporters=[0, 1])
+    sent = played.report(0)
+    deal = next(e for e in played.result.log if e["event"] == "deal")
+    hand = sorted(deal["private"]["0"]["hand"])
+    if publishes or sent.get("published") is not None:
+        assert sorted(sent.get("published", [])) == hand, sent
+    actions = [e["seat"] for e in played.result.log if e["event"] == "action"]
+    assert 1 in actions[actions.index(0) + 1:], "the receiver had no decision after the sender's first"
+    return played, played.report(1), hand
+
+
+def assert_not_read(played: Played, got: dict[str, Any], hand: list[str], how: str) -> None:
+    """The receiver read none of the sender's cards, and the match was clean."""
+    read = set(got.get("read") or [])
+    assert not read & set(hand), f"the receiver read {sorted(read)} through {how}: the sender's hand is {hand} ({got})"
+    assert_clean(played)
+    assert_nothing_left(played)
+
+
 def assert_nothing_left(played: Played) -> None:
     """No process, control group or scratch folder of any bot launched for the match is left."""
     assert played.watches, "no bot was launched"

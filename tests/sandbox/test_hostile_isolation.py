@@ -23,8 +23,10 @@ from hostile import (
     Played,
     Servers,
     assert_clean,
+    assert_not_read,
     assert_nothing_left,
     bot_copy,
+    colluders,
     inside,
     needs,
     needs_any,
@@ -264,20 +266,8 @@ def test_bots_cannot_signal_through_futexes_on_a_shared_read_only_file(box: Sand
     the sender's whole hand, with no writable file, lock, socket or timing.  A wake that is
     not private is refused now."""
     needs(box, "bwrap", "seccomp")
-    sender = bot_copy("futex-colluder", {"role.txt": "send"})
-    receiver = bot_copy("futex-colluder", {"role.txt": "receive"})
-    played = play(box, [sender, receiver, random_bot()], reporters=[0, 1])
-    sent = played.report(0)
-    got = played.report(1)
-    deal = next(e for e in played.result.log if e["event"] == "deal")
-    hand = sorted(deal["private"]["0"]["hand"])
-    assert sorted(sent.get("published", [])) == hand, sent  # the sender published at its first decision
-    actions = [e["seat"] for e in played.result.log if e["event"] == "action"]
-    assert 1 in actions[actions.index(0) + 1:], "the receiver had no decision after the sender's first"
-    read = set(got.get("read") or [])
-    assert not read & set(hand), f"the receiver read {sorted(read)} through futexes: the sender's hand is {hand}"
-    assert_clean(played)
-    assert_nothing_left(played)
+    played, got, hand = colluders(box, "futex-colluder")
+    assert_not_read(played, got, hand, "futexes")
 
 
 def test_bots_cannot_signal_through_the_wake_the_kernel_sends_when_a_thread_exits(box: Sandbox) -> None:
@@ -288,27 +278,16 @@ def test_bots_cannot_signal_through_the_wake_the_kernel_sends_when_a_thread_exit
     EAGAIN now (the waiter spins, as on a word that changed), so no one sleeps where the
     kernel's wake could be seen."""
     needs(box, "bwrap", "seccomp")
-    sender = bot_copy("exit-colluder", {"role.txt": "send"})
-    receiver = bot_copy("exit-colluder", {"role.txt": "receive"})
-    played = play(box, [sender, receiver, random_bot()], reporters=[0, 1])
-    sent = played.report(0)
-    got = played.report(1)
-    deal = next(e for e in played.result.log if e["event"] == "deal")
-    hand = sorted(deal["private"]["0"]["hand"])
-    assert sorted(sent.get("published", [])) == hand, sent
-    actions = [e["seat"] for e in played.result.log if e["event"] == "action"]
-    assert 1 in actions[actions.index(0) + 1:], "the receiver had no decision after the sender's first"
-    read = set(got.get("read") or [])
-    assert not read & set(hand), f"the receiver read {sorted(read)} through thread exits: the sender's hand is {hand}"
-    assert_clean(played)
-    assert_nothing_left(played)
+    played, got, hand = colluders(box, "exit-colluder")
+    assert_not_read(played, got, hand, "thread exits")
 
 
 def test_a_bot_thinking_with_processes_of_its_own_plays_on(box: Sandbox) -> None:
-    """Python's ``multiprocessing`` shares its locks and queues between a bot's processes
-    through futexes that are not private.  When the filter refused such wakes, the C
-    library aborted the bot at the first release that had to wake another process; now a
-    shared wait spins and a shared wake wakes no one, and every decision is made."""
+    """A semaphore shared between a bot's own processes waits and wakes on a futex that is
+    not private, as every lock shared between processes does.  When the filter refused
+    such wakes, the C library aborted the bot at the first release that had to wake the
+    other process (it timed out at its fifth decision); now a shared wait spins and a
+    shared wake wakes no one, and every decision is made."""
     needs(box, "bwrap", "seccomp")
     played = play(box, [bot_copy("process-team"), random_bot(), random_bot()], reporters=[0])
     assert_clean(played)

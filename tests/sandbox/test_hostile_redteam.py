@@ -6,36 +6,10 @@ hand; each failed before its fix (docs/SANDBOX.md)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from hostile import Played, assert_clean, assert_nothing_left, bot_copy, needs, play, random_bot
+from hostile import assert_clean, assert_not_read, assert_nothing_left, bot_copy, colluders, needs, play, random_bot
 
 from arena.referee import TimeControl
 from arena.sandbox import Sandbox
-
-
-def _colluders(box: Sandbox, bot: str) -> tuple[Played, dict[str, Any], list[str]]:
-    """Play ``bot`` as sender (seat 0) and receiver (seat 1): the match, what the receiver
-    reported, and the sender's hand."""
-    sender = bot_copy(bot, {"role.txt": "send"})
-    receiver = bot_copy(bot, {"role.txt": "receive"})
-    played = play(box, [sender, receiver, random_bot()], reporters=[0, 1])
-    sent = played.report(0)
-    got = played.report(1)
-    deal = next(e for e in played.result.log if e["event"] == "deal")
-    hand = sorted(deal["private"]["0"]["hand"])
-    actions = [e["seat"] for e in played.result.log if e["event"] == "action"]
-    assert 1 in actions[actions.index(0) + 1:], "the receiver had no decision after the sender's first"
-    if sent.get("published") is not None:
-        assert sorted(sent["published"]) == hand, sent
-    return played, got, hand
-
-
-def _assert_not_read(played: Played, got: dict[str, Any], hand: list[str], how: str) -> None:
-    read = set(got.get("read") or [])
-    assert not read & set(hand), f"the receiver read {sorted(read)} through {how}: the sender's hand is {hand} ({got})"
-    assert_clean(played)
-    assert_nothing_left(played)
 
 
 def test_bots_cannot_signal_through_the_map_count_of_a_shared_files_pages(box: Sandbox) -> None:
@@ -44,8 +18,8 @@ def test_bots_cannot_signal_through_the_map_count_of_a_shared_files_pages(box: S
     the same pages and reads in ``/proc/self/pagemap`` (``PM_MMAP_EXCLUSIVE``) which of them
     another process maps too."""
     needs(box, "bwrap", "seccomp")
-    played, got, hand = _colluders(box, "rt-mapcount-colluder")
-    _assert_not_read(played, got, hand, "the map count of shared file pages (/proc/self/pagemap)")
+    played, got, hand = colluders(box, "rt-mapcount-colluder")
+    assert_not_read(played, got, hand, "the map count of shared file pages (/proc/self/pagemap)")
 
 
 def test_bots_cannot_signal_through_the_machine_wide_numbering_of_eventfds(box: Sandbox) -> None:
@@ -53,8 +27,8 @@ def test_bots_cannot_signal_through_the_machine_wide_numbering_of_eventfds(box: 
     ``/proc/self/fdinfo``: the sender holds the ids of its cards, the receiver sees which
     ids it is not given."""
     needs(box, "bwrap", "seccomp")
-    played, got, hand = _colluders(box, "rt-eventfd-colluder")
-    _assert_not_read(played, got, hand, "eventfd ids (/proc/self/fdinfo)")
+    played, got, hand = colluders(box, "rt-eventfd-colluder", publishes=False)
+    assert_not_read(played, got, hand, "eventfd ids (/proc/self/fdinfo)")
 
 
 def test_bots_cannot_signal_through_the_machine_wide_count_of_aio_events(box: Sandbox) -> None:
@@ -62,8 +36,8 @@ def test_bots_cannot_signal_through_the_machine_wide_count_of_aio_events(box: Sa
     a context whose size encodes its hand, the receiver bisects the largest context it can
     still get."""
     needs(box, "bwrap", "seccomp")
-    played, got, hand = _colluders(box, "rt-aio-colluder")
-    _assert_not_read(played, got, hand, "the machine-wide count of aio events (io_setup)")
+    played, got, hand = colluders(box, "rt-aio-colluder", publishes=False)
+    assert_not_read(played, got, hand, "the machine-wide count of aio events (io_setup)")
 
 
 def test_a_bot_cannot_leave_a_card_for_a_later_process_in_the_socket_cookie_counter(box: Sandbox) -> None:
