@@ -43,9 +43,9 @@ OWN: Final = ("auxv", "cgroup", "cmdline", "comm", "environ", "fd", "io", "limit
               "net", "stat", "statm", "status")
 """Entries of its own ``/proc/self`` a landlocked bot may read: what runtimes read of
 themselves (the C library reads ``maps`` to find the main thread's stack; ``fd`` lists the
-descriptors to close before an ``exec``; links such as ``exe`` and ``ns/`` are read
-without a rule).  Not the page counts, ``fdinfo``, ``task`` (each
-thread's copy of the same files), ``mem`` or ``map_files``."""
+descriptors to close before an ``exec``; links such as ``exe`` and ``ns/`` are read without
+a rule).  Not the page counts, ``fdinfo``, ``task`` (each thread's copy of the same
+files), ``mem`` or ``map_files``."""
 
 
 def _stand_ins(memory_mb: int, cpus: int) -> dict[str, str]:

@@ -107,8 +107,8 @@ one could sleep, a wake no system call sends would reach it: at a thread's exit 
 kernel wakes the address the thread gave ``set_tid_address`` or ``clone`` (the C library
 needs both), shared, so a bot ending threads pointed at a shared file's page woke another
 bot's waiters there.  Runtimes wait privately on their own locks; the C library's thread
-join (the kernel's wake at the thread's exit ends it) and locks shared between a bot's
-processes (Python's ``multiprocessing``) spin, on the bot's own clock."""
+join (the kernel's wake at the thread's exit ends it) and locks or semaphores a bot shares
+between its own processes spin, on the bot's own clock."""
 FUTEX_REFUSED: Final = {
     "FUTEX_WAKE_OP": 5, "FUTEX_LOCK_PI": 6, "FUTEX_UNLOCK_PI": 7, "FUTEX_TRYLOCK_PI": 8,
     "FUTEX_WAIT_REQUEUE_PI": 11, "FUTEX_CMP_REQUEUE_PI": 12, "FUTEX_LOCK_PI2": 13,

@@ -78,12 +78,13 @@ def write_report(db: Path, out: Path, tournament: str | None = None,
         for page in _pages(store, chosen, only, progress):  # while the pool starts and writes matches
             _write(root, page)
             count += 1
+        if not chunks:
+            count += _write_matches(db, root, ids)
         for chunk, part in reversed(chunks):  # the last chunks, which no process has started, are written here
             if not chunk.cancel():
                 break  # a process has started this one, and so every one before it
             count += _write_matches(db, root, part)
-        count += sum(chunk.result() for chunk, _ in chunks if not chunk.cancelled()) if chunks \
-            else _write_matches(db, root, ids)
+        count += sum(chunk.result() for chunk, _ in chunks if not chunk.cancelled())
         known = set(ids)  # matches stored while the pages were written (a run beside) have links too
         count += _write_matches(db, root, [m.id for name in chosen for m in store.matches(name) if m.id not in known])
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
