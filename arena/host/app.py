@@ -37,9 +37,9 @@ from starlette.types import ASGIApp
 from arena.host.authorpage import author_view
 from arena.host.bodies import BodyError, read_body, read_form
 from arena.host.config import HostConfig
-from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, token_from_header
+from arena.host.guard import LOGIN_COOKIE, SESSION_COOKIE, Guard, Unheard, token_from_header
 from arena.host.keeper import keep_final, keep_ladder
-from arena.host.ledger import DAY_S, SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
+from arena.host.ledger import SIGNUP_ACTOR, Account, FloodError, Ledger, LedgerError, Submission
 from arena.host.queue import Queue
 from arena.tournament.spec import load_spec
 from arena.tournament.store import Store
@@ -93,7 +93,10 @@ class _Door:
         if self.guard.blocked(address):
             return _api_error(429, "too many failed sign-ins from this address: wait and try again")
         token = token_from_header(request.headers.get("authorization"))
-        account = None if token is None else await self.call(lambda ledger: self.guard.account(ledger, token, address))
+        try:
+            account = None if token is None else await self.call(lambda db: self.guard.account(db, token, address))
+        except Unheard:  # checks in flight reached the limit
+            return _api_error(429, "too many failed sign-ins from this address: wait and try again")
         if account is None:
             return _api_error(401, "no valid token: send `Authorization: Bearer TOKEN` with the token the operator "
                                    "gave you (a wrong, rotated, disabled or locked token reads the same)")
@@ -243,7 +246,11 @@ class _Door:
             return self.page(request, "login.html", "Sign in", 429, nonce=nonce,
                              error="too many failed sign-ins from this address: wait and try again")
         token = str(form.get("token", "")).strip()
-        account = await self.call(lambda ledger: self.guard.account(ledger, token, address))
+        try:
+            account = await self.call(lambda ledger: self.guard.account(ledger, token, address))
+        except Unheard:  # checks in flight reached the limit
+            return self.page(request, "login.html", "Sign in", 429, nonce=nonce,
+                             error="too many failed sign-ins from this address: wait and try again")
         if account is None:
             return self.page(request, "login.html", "Sign in", 401, nonce=nonce,
                              error="that token does not sign in (wrong, rotated, disabled or locked)")
@@ -344,11 +351,9 @@ class _Door:
                              error="too many failed attempts from this address: wait and try again")
 
         def add(ledger: Ledger) -> tuple[Account, str] | str:
-            recent = ledger.audited("add account", actor=SIGNUP_ACTOR, address=address, within_s=DAY_S)
-            if recent >= self.config.per_address_day:
-                return "this address has made as many accounts as a day allows: try again tomorrow"
             try:
-                return ledger.add_account(name, actor=SIGNUP_ACTOR, address=address)
+                return ledger.add_account(name, actor=SIGNUP_ACTOR, address=address,
+                                          per_address_day=self.config.per_address_day)
             except LedgerError as error:
                 return str(error)
 

@@ -39,6 +39,10 @@ def token_from_header(value: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+class Unheard(Exception):  # noqa: N818 - a state, not an error of the program
+    """The address failed too often lately to be heard (its checks in flight count)."""
+
+
 class Guard:
     """Checks tokens and counts failures per address (one per host process; thread-safe)."""
 
@@ -59,9 +63,15 @@ class Guard:
     def failed(self, address: str) -> None:
         """Count a failed check from ``address``."""
         with self._lock:
-            self._failed.setdefault(address, collections.deque()).append(time.monotonic())
-            if len(self._failed) > 100_000:  # a flood of addresses must not grow memory forever
-                self._failed.clear()
+            self._count(address)
+
+    def _count(self, address: str) -> float:
+        """Count a failure (the caller holds the lock); when it was counted."""
+        stamp = time.monotonic()
+        self._failed.setdefault(address, collections.deque()).append(stamp)
+        if len(self._failed) > 100_000:  # a flood of addresses must not grow memory forever
+            self._failed.clear()
+        return stamp
 
     def _recent(self, address: str) -> collections.deque[float] | None:
         recent = self._failed.get(address)
@@ -76,9 +86,13 @@ class Guard:
         return recent
 
     def account(self, ledger: Ledger, token: str, address: str) -> Account | None:
-        """The account ``token`` belongs to, or None (counted against ``address``)."""
+        """The account ``token`` belongs to, or None (counted against ``address``);
+        :class:`Unheard` if ``address`` may not be heard.  A check is counted as failed
+        before its scrypt and uncounted if the token is right: tokens sent at the same
+        moment cannot all pass :meth:`blocked` while the first are still being hashed (80
+        at once had 40 checked against a limit of 20)."""
         if self.blocked(address):
-            return None
+            raise Unheard
         key = hmac.new(self._key, token.encode(errors="replace"), hashlib.sha256).digest()
         with self._lock:
             remembered = self._remembered.get(key)
@@ -87,11 +101,18 @@ class Guard:
             account = ledger.account(name)
             if account is not None and account.disabled is None and ledger.token_current(name, token_id):
                 return account
+        with self._lock:
+            recent = self._recent(address)
+            if recent is not None and len(recent) >= self.failures:
+                raise Unheard
+            stamp = self._count(address)
         account = ledger.authenticate(token, address=address)
         if account is None:
-            self.failed(address)
             return None
         with self._lock:
+            recent = self._failed.get(address)
+            if recent is not None and stamp in recent:
+                recent.remove(stamp)
             if len(self._remembered) > 10_000:
                 self._remembered.clear()
             self._remembered[key] = (account.name, token.split("_")[1], time.monotonic() + REMEMBER_S)

@@ -56,6 +56,8 @@ LOCK_S: Final = 900.0
 """... for this long: guessing a 256-bit secret at 5 tries a quarter-hour is hopeless."""
 LOG_CAP: Final = 64 * 1024
 """Bytes of a submission's log kept (its end): a chatty build cannot fill the disk."""
+TEXT_CAP: Final = 4000
+"""Characters kept of a submission's reason and of an audit entry's fields."""
 DAY_S: Final = 86400.0
 SESSIONS: Final = 10
 """Browser sessions an account keeps (its newest): signing in over and over replaces
@@ -165,8 +167,11 @@ class Ledger:
     # -- accounts and tokens ----------------------------------------------------------
 
     def add_account(self, name: str, *, operator: bool = False, actor: str, address: str = "",
-                    now: float | None = None) -> tuple[Account, str]:
-        """Create an account; returns it and its token, which only its hash outlives."""
+                    per_address_day: int | None = None, now: float | None = None) -> tuple[Account, str]:
+        """Create an account; returns it and its token, which only its hash outlives.
+        LedgerError if ``actor`` made ``per_address_day`` accounts from ``address`` in the
+        last day already: counted in the transaction that adds it, so sign-ups sent at the
+        same moment cannot all count the same old number."""
         now = _now(now)
         if not _NAME.fullmatch(name):
             raise LedgerError(f"account name {name!r}: 1 to 32 of a-z, 0-9, '_', '.' and '-', starting with a "
@@ -177,6 +182,9 @@ class Ledger:
         token_id, salt, digest, token = _new_token()
         with self._transaction():
             self._check_free(name)
+            if per_address_day is not None and self.audited(
+                    "add account", actor=actor, address=address, within_s=DAY_S, now=now) >= per_address_day:
+                raise LedgerError("this address has made as many accounts as a day allows: try again tomorrow")
             self._db.execute(
                 "INSERT INTO accounts (name, folded, operator, token_id, token_salt, token_hash, created)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)", (name, folded(name), int(operator), token_id, salt, digest, now))
@@ -327,11 +335,14 @@ class Ledger:
     def claim(self, bot: str, account: str, *, now: float | None = None) -> bool:
         """Make the name ``bot`` ``account``'s if nobody owns it: True if it is now (or was
         already) this account's, False if another's.  First come, first served.  LedgerError
-        if the account is disabled (its uploads validated while it was, are not entered)."""
+        if the account or the bot is disabled (an upload validated while it was, is not
+        entered: a build may keep a version in validation for many minutes)."""
         now = _now(now)
         with self._transaction():
             if self._existing(account)["disabled"] is not None:
                 raise LedgerError(f"account {account!r} is disabled")
+            if self.bot_disabled(bot):
+                raise LedgerError(f"the bot {bot!r} was disabled by the operator: it takes no new versions")
             inserted = self._db.execute("INSERT OR IGNORE INTO owners (folded, bot, account, created) VALUES"
                                         " (?, ?, ?, ?)", (folded(bot), bot, account, now)).rowcount == 1
             if inserted:
@@ -406,7 +417,7 @@ class Ledger:
         if status not in STATUSES:
             raise LedgerError(f"status {status!r}: one of {', '.join(STATUSES)}")
         now = _now(now)
-        reason = None if reason is None else printable(reason, lines=False)
+        reason = None if reason is None else printable(_short(reason), lines=False)
         with self._transaction():
             if self._db.execute(
                 "UPDATE submissions SET status = ?, reason = COALESCE(?, reason), bot = COALESCE(?, bot),"
@@ -480,7 +491,7 @@ class Ledger:
 
     def _record(self, actor: str, action: str, target: str, address: str, detail: str, now: float) -> None:
         self._db.execute("INSERT INTO audit (at, actor, action, target, address, detail) VALUES (?, ?, ?, ?, ?, ?)",
-                         (now, *(printable(x, lines=False) for x in (actor, action, target, address, detail))))
+                         (now, *(printable(_short(x), lines=False) for x in (actor, action, target, address, detail))))
 
     def audit(self, *, limit: int = 200) -> list[AuditEntry]:
         """The latest audit entries, newest first."""
@@ -519,6 +530,15 @@ def _account(row: sqlite3.Row) -> Account:
 def _as_submission(row: sqlite3.Row) -> Submission:
     return Submission(row["id"], row["account"], row["address"], row["tournament"], row["status"], row["bot"],
                       row["version"], row["reason"], row["log"], row["created"], row["updated"])
+
+
+def _short(text: str) -> str:
+    """``text`` cut to :data:`TEXT_CAP` characters: a refusal's reason quotes what it
+    refused, and a 20 MB name in a 20 KB upload made a 20 MB reason, audit entry and
+    answer to every listing of the account's submissions."""
+    if len(text) <= TEXT_CAP:
+        return text
+    return f"{text[:TEXT_CAP]}... ({len(text) - TEXT_CAP:,} more characters)"
 
 
 def _capped(log: str) -> str:

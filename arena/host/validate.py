@@ -95,12 +95,13 @@ def _refusal(ledger: Ledger, store: Store, submission: Submission, bot: Path, co
         return str(error)
     try:
         claimed = ledger.claim(name, submission.account)
-    except LedgerError:  # disabled while its bot was tested
-        claimed = None
-    if not claimed:
+        refusal = None if claimed else f"the name {name!r} was taken by another author meanwhile"
+    except LedgerError as error:  # the account or the bot was disabled while it was tested
+        refusal = DISABLED if _disabled(ledger, submission.account) else str(error)
+    if refusal is not None:
         if done.version.hash not in live:  # registered, or withdrawn and brought back, by this upload
             store.withdraw(name, done.version.hash)
-        return DISABLED if claimed is None else f"the name {name!r} was taken by another author meanwhile"
+        return refusal
     version = done.version
     log(submission.id, f"accepted: {version.bot}:{version.hash[:8]} ({version.label})"
         + ("" if done.new else ", the same code as a version already registered")

@@ -13,7 +13,6 @@ the registry (sandboxed bots run as unprivileged users).
 
 from __future__ import annotations
 
-import compileall
 import contextlib
 import fcntl
 import os
@@ -23,13 +22,13 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
-from py_compile import PycInvalidationMode
 from typing import Final
 
 import msgspec
 
 from arena.botspec import ManifestError
 from arena.errors import ArenaError
+from arena.tournament.precompile import compile_copy
 from arena.tournament.registry import code_files, content_hash
 
 __all__ = ["CACHE_ENV", "LOCKS", "BotCache", "BotCacheError", "default_cache", "pack", "unpack"]
@@ -100,9 +99,11 @@ def unpack(data: bytes, digest: str, target: Path) -> None:
 
 
 def _compile(folder: Path) -> None:
-    """Compile the bytecode of a read-only copy in advance (its bot cannot write it),
-    checked against its source when loaded: a stale .pyc beside a changed source is not run."""
-    compileall.compile_dir(folder, quiet=2, workers=1, invalidation_mode=PycInvalidationMode.CHECKED_HASH)
+    """Compile the bytecode of a read-only copy in advance (its bot cannot write it), in a
+    bounded child (:mod:`arena.tournament.precompile`)."""
+    why = compile_copy(folder)
+    if why is not None:
+        raise BotCacheError(f"bot {folder.name}: {why}")
 
 
 def _read_only(folder: Path) -> None:

@@ -9,14 +9,12 @@ compiled in advance (a read-only bot cannot write it at start-up).
 
 from __future__ import annotations
 
-import compileall
 import hashlib
 import os
 import shutil
 import stat
 import tempfile
 from pathlib import Path
-from py_compile import PycInvalidationMode
 from typing import Final, NoReturn
 
 from arena.botspec import BOTS_DIR, BYTECODE, IGNORED, BotManifest, ManifestError, find_bot, folded, load_manifest
@@ -24,6 +22,7 @@ from arena.errors import ArenaError
 from arena.sandbox import scratch
 from arena.text import printable
 from arena.tournament import build
+from arena.tournament.precompile import compile_copy
 from arena.tournament.store import Store, VersionRow
 
 __all__ = ["FILES_ENV", "MAX_FILES", "MAX_MB", "SIZE_ENV", "OversizeError", "bundled_names", "check_size",
@@ -70,21 +69,23 @@ def content_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def check_size(folder: Path, what: str) -> None:
+def check_size(folder: Path, what: str, *, bytecode: bool = False) -> None:
     """OversizeError, with the numbers, if ``folder`` (``what``, for the message) holds more
     than a registered copy may, or folders nested deeper than :data:`build.MAX_DEPTH`.
     Walked without recursion, and only as far as the bounds: checked before the folder is
-    hashed or copied, by functions that recurse."""
+    hashed or copied, by functions that recurse, and again with its ``bytecode`` once the
+    copy is compiled (a long flat module compiles to many times its source)."""
     most_mb, most_files = build.env_limit(SIZE_ENV, MAX_MB, 1), build.env_limit(FILES_ENV, MAX_FILES, 16)
     size = count = 0
-    for path, info, depth in scratch.walk(folder, skip=IGNORED):
+    for path, info, depth in scratch.walk(folder, skip=IGNORED - {"__pycache__"} if bytecode else IGNORED):
         if depth > build.MAX_DEPTH and stat.S_ISDIR(info.st_mode):
             raise OversizeError(f"{what} has folders nested more than {build.MAX_DEPTH} deep "
                                 f"({printable(path.relative_to(folder).parts[0], lines=False)}/...); a bot's folder "
                                 f"may nest at most {build.MAX_DEPTH}")
-        if not path.name.endswith(BYTECODE):  # the copy compiles its own
+        compiled = path.name.endswith(BYTECODE) or path.name == "__pycache__"  # the copy compiles its own
+        if bytecode or not compiled:
             size += info.st_size if stat.S_ISREG(info.st_mode) else 0
-            count += 1
+        count += not compiled
         if count > most_files:
             _too_large(what, f"more than {most_files} files and folders", most_mb, most_files)
     if size > most_mb * _MB:
@@ -108,8 +109,10 @@ def _copy(folder: Path, target: Path) -> None:
             destination = staging / path.relative_to(folder)
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, destination)
-        # bytecode checked against its source when loaded: a changed .pyc beside a verified source is not run
-        compileall.compile_dir(staging, quiet=2, workers=1, invalidation_mode=PycInvalidationMode.CHECKED_HASH)
+        why = compile_copy(staging)  # bytecode checked against its source when loaded, compiled within bounds
+        if why is not None:
+            raise OversizeError(f"{folder.name} cannot be registered: {why}")
+        check_size(staging, folder.name, bytecode=True)
         for root, dirs, files in os.walk(staging):
             for name in files:
                 mode = os.stat(Path(root, name)).st_mode
