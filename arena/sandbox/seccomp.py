@@ -22,8 +22,8 @@ namespaces (a raw ``clone`` with namespace flags; ``clone3``, whose flags a filt
 read, answers ENOSYS so the C library falls back to ``clone``), and widening the CPUs a
 bot was pinned to (``sched_setaffinity``).  Machine-wide counts a bot could move and
 another read are closed too: the kernel's asynchronous I/O events (:data:`AIO_CALLS`),
-socket cookies (:data:`SOCKET_COOKIES`) and same-page merging (``MADV_MERGEABLE``,
-:data:`PRCTL_DENIED`).
+socket cookies (:data:`SOCKET_COOKIES`), the count of processes in pidfds' inode numbers
+(:data:`CLONE_PIDFD`) and same-page merging (``MADV_MERGEABLE``, :data:`PRCTL_DENIED`).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -38,9 +38,9 @@ import os
 import platform
 from typing import Any, Final
 
-__all__ = ["AIO_CALLS", "CLONE_NAMESPACES", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED", "FUTEX_SHARED_WAITS",
-           "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "PRCTL_DENIED", "RWF_NOWAIT", "SOCKET_COOKIES", "available",
-           "bpf_program", "memfd"]
+__all__ = ["AIO_CALLS", "CLONE_NAMESPACES", "CLONE_PIDFD", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED",
+           "FUTEX_SHARED_WAITS", "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "PRCTL_DENIED", "RWF_NOWAIT",
+           "SOCKET_COOKIES", "available", "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -84,6 +84,11 @@ SOCKET_COOKIES: Final = {"SO_COOKIE": 57, "SO_NETNS_COOKIE": 71}
 the whole machine, which a bot moves by making sockets (``socketpair`` is allowed): a
 process could leave a card there for a later one to read, across a rotation gap."""
 SOL_SOCKET: Final = 1
+CLONE_PIDFD: Final = 0x00001000
+"""``clone`` flag refused with EPERM, as ``pidfd_open`` is (ENOSYS: runtimes then wait for
+their children as before): a pidfd's inode number counts every process and thread the
+machine has started (Linux 6.9 and later), a counter one bot moves by starting threads
+and another, or a later process of the same bot, reads."""
 AIO_CALLS: Final = ("io_setup", "io_destroy", "io_getevents", "io_pgetevents", "io_submit", "io_cancel")
 """The kernel's asynchronous I/O, which answers ENOSYS: ``io_setup`` reserves events of the
 machine's one limit (``fs.aio-max-nr``), so a bot could read how many others hold, or take
@@ -158,7 +163,7 @@ def bpf_program() -> bytes:
     wanted += [(deny, call, (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, INT_BITS, command),))
                for call in ("fcntl", "fcntl64") for command in FCNTL_DENIED.values()]
     wanted += [(deny, "clone", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag),))
-               for flag in CLONE_NAMESPACES.values()]
+               for flag in (*CLONE_NAMESPACES.values(), CLONE_PIDFD)]
     wanted += [(deny, "madvise", (pyseccomp.Arg(2, pyseccomp.MASKED_EQ, INT_BITS, advice),))
                for advice in MADVISE_DENIED.values()]
     wanted += [(deny, "prctl", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, INT_BITS, option),))
@@ -174,7 +179,7 @@ def bpf_program() -> bytes:
                for action, commands in futex_answers for command in commands.values()]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
     wanted += [(absent, name, ()) for name in ("futex_wake", "futex_wait", "futex_waitv", "futex_requeue",
-                                               "set_robust_list", *AIO_CALLS)]
+                                               "set_robust_list", "pidfd_open", *AIO_CALLS)]
     for action, name, args in wanted:
         try:
             rules.add_rule(action, name, *args)
