@@ -19,6 +19,7 @@ import threading
 import time
 from typing import Final
 
+from arena.errors import ArenaError
 from arena.host.ledger import Account, Ledger
 
 __all__ = ["Guard", "LOGIN_COOKIE", "SESSION_COOKIE", "token_from_header"]
@@ -39,7 +40,7 @@ def token_from_header(value: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-class Unheard(Exception):  # noqa: N818 - a state, not an error of the program
+class Unheard(ArenaError):  # noqa: N818 - a state, not an error of the program
     """The address failed too often lately to be heard (its checks in flight count)."""
 
 

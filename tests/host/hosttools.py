@@ -3,6 +3,7 @@ accounts made by the real ledger, and bot folders to submit."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -103,3 +104,24 @@ def wait_final(client: httpx.Client, number: int, polls: int = 600) -> dict[str,
             return state
         time.sleep(0.5)
     raise AssertionError(f"submission {number} did not end: {state}")
+
+
+def processes_with(text: str) -> list[int]:
+    """Processes (but this one) whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def kill_all(text: str) -> None:
+    """SIGKILL every process whose command line holds ``text`` (one may end meanwhile: its
+    sandbox's wrapper goes with the process it wraps)."""
+    for pid in processes_with(text):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

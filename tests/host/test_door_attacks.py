@@ -9,7 +9,6 @@ docstrings name the weakness.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
@@ -28,7 +27,18 @@ from typing import Final
 
 import httpx
 import pytest
-from hosttools import BOTS, REPO, Host, account, arena_command, bot_folder, start_host, wait_final
+from hosttools import (
+    BOTS,
+    REPO,
+    Host,
+    account,
+    arena_command,
+    bot_folder,
+    kill_all,
+    processes_with,
+    start_host,
+    wait_final,
+)
 
 from arena.host import ledger as ledger_module
 from arena.host.archive import pack
@@ -143,27 +153,6 @@ def _children(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(entry.name))
     return found
-
-
-def _processes_with(text: str) -> list[int]:
-    """Processes whose command line holds ``text``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def _kill_all(text: str) -> None:
-    """SIGKILL every process whose command line holds ``text`` (one may end meanwhile: its
-    sandbox's wrapper goes with the process it wraps)."""
-    for pid in _processes_with(text):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def _status(db: Path, number: int) -> tuple[str, str]:
@@ -936,10 +925,10 @@ def test_kill_9_of_the_host_takes_its_validator_and_the_validators_bots_with_it(
         with host.client(token) as client:
             number = _submit(client, pack(folder))
         for _ in range(240):
-            if "building:" in _status(host.db, number)[1] and _processes_with(f"sleep {seconds}"):
+            if "building:" in _status(host.db, number)[1] and processes_with(f"sleep {seconds}"):
                 break
             time.sleep(0.25)
-        validators, builds = _children(host.process.pid), _processes_with(f"sleep {seconds}")
+        validators, builds = _children(host.process.pid), processes_with(f"sleep {seconds}")
     finally:
         host.process.send_signal(signal.SIGKILL)
         host.process.wait()
@@ -947,11 +936,11 @@ def test_kill_9_of_the_host_takes_its_validator_and_the_validators_bots_with_it(
     alive = validators
     for _ in range(40):
         alive = [p for p in validators if _running(p)]
-        if not alive and not _processes_with(f"sleep {seconds}"):
+        if not alive and not processes_with(f"sleep {seconds}"):
             break
         time.sleep(0.25)
     assert not alive, f"the validator outlived the host: {alive}"
-    assert not _processes_with(f"sleep {seconds}"), "the build outlived the host"
+    assert not processes_with(f"sleep {seconds}"), "the build outlived the host"
 
 
 def _running(pid: int) -> bool:
@@ -1016,21 +1005,21 @@ def test_a_disabled_accounts_queued_uploads_are_not_validated_or_entered(tmp_pat
                                                                   f'["sleep", "{marker}"]\n'),
                                             "bot.py": RANDOM_BOT}))
         for _ in range(1200):
-            if _processes_with(f"sleep {marker}"):
+            if processes_with(f"sleep {marker}"):
                 break
             time.sleep(0.25)
-        assert _processes_with(f"sleep {marker}"), "the blocking build never started"
+        assert processes_with(f"sleep {marker}"), "the blocking build never started"
         with host.client(mallory) as client:
             number = _submit(client, _tar({"bot.toml": _manifest("mallorys-bot"), "bot.py": RANDOM_BOT}))
         with Ledger(host.db) as ledger:
             ledger.disable_account("mallory", actor="operator")
             assert _status(host.db, number)[0] == "queued"
             assert _status(host.db, blocker)[0] in ("building", "testing")
-        _kill_all(f"sleep {marker}")
+        kill_all(f"sleep {marker}")
         status, reason = _decided(host.db, number)
         log = _status(host.db, number)[1]
     finally:
-        _kill_all(f"sleep {marker}")
+        kill_all(f"sleep {marker}")
         _stop(host)
     assert status == "refused" and "disabled" in reason, (status, reason)
     assert "validating" not in log, "its code ran"

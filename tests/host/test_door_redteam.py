@@ -6,7 +6,6 @@ The docstrings say what the attacker did, what happened, and what the fix does.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
@@ -21,7 +20,7 @@ from typing import Final
 
 import httpx
 import pytest
-from hosttools import BOTS, REPO, Host, account, start_host, wait_final
+from hosttools import BOTS, REPO, Host, account, kill_all, processes_with, start_host, wait_final
 
 from arena.host.config import HostConfig
 from arena.host.ledger import Ledger
@@ -191,25 +190,6 @@ def test_sign_ups_sent_at_once_do_not_make_more_accounts_than_the_address_may(tm
     assert len(made) <= 3, f"one address made {len(made)} accounts with a limit of 3 a day: {sorted(made)} {answers}"
 
 
-def _processes_with(text: str) -> list[int]:
-    """Processes whose command line holds ``text``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def _kill_all(text: str) -> None:
-    for pid in _processes_with(text):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, 9)
-
-
 def _decided(db: Path, number: int, polls: int = 2400) -> tuple[str, str]:
     """(status, reason) of a submission once accepted or refused, read from the ledger."""
     for _ in range(polls):
@@ -224,7 +204,7 @@ def _decided(db: Path, number: int, polls: int = 2400) -> tuple[str, str]:
 
 def _wait_for_process(text: str) -> None:
     for _ in range(2400):
-        if _processes_with(text):
+        if processes_with(text):
             return
         time.sleep(0.25)
     raise AssertionError(f"no process {text!r} started")
@@ -259,10 +239,10 @@ def test_a_bot_the_operator_disables_is_not_brought_back_by_a_version_already_in
         assert done.returncode == 0, done.stderr
         with Store(host.db) as store:
             assert store.latest("wrecker") is None and "wrecker" not in store.entries("club")
-        _kill_all(f"sleep {marker}")
+        kill_all(f"sleep {marker}")
         status, reason = _decided(host.db, second)
     finally:
-        _kill_all(f"sleep {marker}")
+        kill_all(f"sleep {marker}")
         _stop(host)
     with Store(host.db) as store:
         active = store.latest("wrecker")
