@@ -17,6 +17,7 @@ import trio
 from faulty import play
 
 from arena.referee import Clock, FaultKind, FaultPolicy, TimeControl
+from arena.referee.session import WALL_CAP, WALL_GRACE_S
 from arena.sandbox import Sandbox
 
 pytestmark = pytest.mark.alone  # measures time or CPU shares: run with the machine to itself
@@ -66,10 +67,21 @@ def clock(kind: Clock) -> TimeControl:
 
 
 def test_a_bot_thinking_80_percent_never_times_out_on_the_cpu_clock(sandbox: Sandbox, loaded: None) -> None:
+    """The CPU clock charges at least a third of a decision's wall time past a grace
+    (waiting is not free: ``session.cpu_charge``), which the thinker's 32 ms in a 40 ms move
+    reaches below about a seventh of a core.  This test's own load leaves it about a third;
+    where the machine was busier still (CI beside two spinners per core), a timeout with
+    less than 1.5 times that floor is the floor at work, not a fault of the clock: skipped,
+    saying so.  A timeout with more is a failure."""
     played = play(["thinker", "random"], time_control=clock(Clock.CPU), options={"lives": 2},
                   sandbox=sandbox)
     thinker = played.result.timings[0]
-    assert played.result.faults == []
+    share = thinker.cpu_s / thinker.total_s if thinker.total_s else 1.0
+    floor = 0.8 * MOVE_MS / 1000 / (WALL_GRACE_S + WALL_CAP * MOVE_MS / 1000)
+    if played.result.faults and share < 1.5 * floor:
+        pytest.skip(f"the machine gave the thinker {share:.2f} of a core, under 1.5 times the {floor:.2f} where the "
+                    "CPU clock's charge for waiting begins: busier than this test's own load")
+    assert played.result.faults == [], f"timed out with {share:.2f} of a core"
     assert thinker.decisions >= 5
     assert thinker.cpu_s / thinker.decisions >= 0.7 * MOVE_MS / 1000  # it did think
     assert thinker.total_s > thinker.cpu_s * 1.1  # and the load slowed it on the wall clock
