@@ -23,7 +23,8 @@ read, answers ENOSYS so the C library falls back to ``clone``), and widening the
 bot was pinned to (``sched_setaffinity``).  Machine-wide counts a bot could move and
 another read are closed too: the kernel's asynchronous I/O events (:data:`AIO_CALLS`),
 socket cookies (:data:`SOCKET_COOKIES`), the count of processes in pidfds' inode numbers
-(:data:`CLONE_PIDFD`) and same-page merging (``MADV_MERGEABLE``, :data:`PRCTL_DENIED`).
+(:data:`CLONE_PIDFD`) and same-page merging (``MADV_MERGEABLE``, :data:`PRCTL_DENIED`);
+mount ids and secret memory are absent (:data:`ABSENT`).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -38,7 +39,7 @@ import os
 import platform
 from typing import Any, Final
 
-__all__ = ["AIO_CALLS", "CLONE_NAMESPACES", "CLONE_PIDFD", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED",
+__all__ = ["ABSENT", "AIO_CALLS", "CLONE_NAMESPACES", "CLONE_PIDFD", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED",
            "FUTEX_SHARED_WAITS", "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "PRCTL_DENIED", "RWF_NOWAIT",
            "SOCKET_COOKIES", "available", "bpf_program", "memfd"]
 
@@ -95,6 +96,10 @@ machine's one limit (``fs.aio-max-nr``), so a bot could read how many others hol
 them all from every process of the machine.  No runtime offered needs it (the C library's
 POSIX AIO uses threads)."""
 
+ABSENT: Final = ("memfd_secret", "statmount", "listmount")
+"""Calls that answer ENOSYS as on an older kernel: memory taken out of the kernel's own map
+(splitting it can slow the whole machine), and mount ids, numbered by one counter for the
+machine (how many sandboxes started before this one)."""
 RWF_NOWAIT: Final = 0x00000008
 """``preadv2``/``pwritev2`` flag that fails with EAGAIN unless the data is cached: a
 residency probe, refused with EPERM (the same calls without it are plain reads and writes)."""
@@ -129,7 +134,8 @@ FUTEX_COMMAND: Final = 127
 INT_BITS: Final = 0xFFFF_FFFF
 """The bits of a system call's ``int`` argument the kernel reads."""
 NEWER_CALLS: Final = {"cachestat": 451, "process_madvise": 440, "futex_waitv": 449, "futex_wake": 454,
-                      "futex_wait": 455, "futex_requeue": 456}
+                      "futex_wait": 455, "futex_requeue": 456, "memfd_secret": 447, "statmount": 457,
+                      "listmount": 458}
 """x86-64 numbers of calls newer than some distributions' libseccomp: a filter built there
 refuses them by number rather than leaving them open."""
 
@@ -179,7 +185,7 @@ def bpf_program() -> bytes:
                for action, commands in futex_answers for command in commands.values()]
     wanted.append((absent, "clone3", ()))  # the C library then falls back to clone, which is filtered
     wanted += [(absent, name, ()) for name in ("futex_wake", "futex_wait", "futex_waitv", "futex_requeue",
-                                               "set_robust_list", "pidfd_open", *AIO_CALLS)]
+                                               "set_robust_list", "pidfd_open", *AIO_CALLS, *ABSENT)]
     for action, name, args in wanted:
         try:
             rules.add_rule(action, name, *args)

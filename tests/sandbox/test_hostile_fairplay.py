@@ -95,6 +95,17 @@ def test_no_shared_futex_wait_sleeps(box: Sandbox, side_channels: tuple[Played, 
     assert report[attempt] == answer, report[attempt]
 
 
+@pytest.mark.parametrize("attempt", ["memfd_secret", "statmount", "listmount"])
+def test_kernel_interfaces_no_bot_needs_answer_enosys(box: Sandbox, side_channels: tuple[Played, dict[str, Any]],
+                                                     attempt: str) -> None:
+    """``memfd_secret`` takes memory out of the kernel's own map (splitting that map can
+    slow the whole machine); ``statmount`` and ``listmount`` give mount ids, numbered by
+    one counter for the machine, so a bot could tell how many sandboxes started before it."""
+    needs(box, "seccomp")
+    _, report = side_channels
+    assert report[attempt] == "ENOSYS", report[attempt]
+
+
 def test_cpu_affinity_cannot_be_widened(box: Sandbox, side_channels: tuple[Played, dict[str, Any]]) -> None:
     needs(box, "seccomp")
     _, report = side_channels

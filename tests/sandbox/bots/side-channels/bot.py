@@ -7,6 +7,8 @@ reports the outcomes and plays on legally.
 - futexes on a shared file's page: a wait that is not private (which must not sleep where
   a thread's exit could wake it), a private one (which sleeps), a shared wake, and the
   newer ``futex_wait`` and ``futex_waitv`` calls;
+- memory hidden from the kernel (``memfd_secret``) and the machine's mount ids
+  (``statmount``, ``listmount``);
 - a new user namespace through a raw ``clone`` (``unshare`` is filtered by name), and a
   thread (which must keep working: the C library falls back from ``clone3`` to ``clone``);
 - widening its CPU affinity to every core;
@@ -44,6 +46,7 @@ SHARED = "/usr/bin/env"  # any file every bot can read
 SYS_CLONE, SYS_CACHESTAT, SYS_PIDFD_OPEN, SYS_PROCESS_MADVISE = 56, 451, 434, 440  # x86_64
 SYS_MADVISE, SYS_FCNTL, SYS_SET_ROBUST_LIST = 28, 72, 273
 SYS_FUTEX, SYS_FUTEX_WAITV, SYS_FUTEX_WAIT = 202, 449, 455
+SYS_MEMFD_SECRET, SYS_STATMOUNT, SYS_LISTMOUNT = 447, 457, 458
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_PRIVATE_FLAG = 0, 1, 128
 HIGH = 1 << 32  # a high bit the kernel ignores in an int argument: a filter comparing 64 bits does not
 MADV = {"cold": 20, "pageout": 21, "willneed": 3, "remove": 9, "populate_read": 22}
@@ -261,6 +264,9 @@ def attack() -> dict[str, object]:
         "futex_shared_wake": outcome(futex(FUTEX_WAKE)),
         "futex_waitv": outcome(lambda: check(libc.syscall(SYS_FUTEX_WAITV, None, 0, 0, None, 0))),
         "futex_wait": outcome(lambda: check(libc.syscall(SYS_FUTEX_WAIT, None, 0, 0, 0, None, 0))),
+        "memfd_secret": outcome(lambda: check(libc.syscall(SYS_MEMFD_SECRET, 0))),
+        "statmount": outcome(lambda: check(libc.syscall(SYS_STATMOUNT, None, None, 0, 0))),
+        "listmount": outcome(lambda: check(libc.syscall(SYS_LISTMOUNT, None, None, 0, 0))),
         "lease": outcome(with_shared(lambda fd: fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK))),
         "inotify": outcome(inotify),
         "dnotify": outcome(dnotify),
