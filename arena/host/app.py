@@ -254,11 +254,14 @@ class _Door:
         if account is None:
             return self.page(request, "login.html", "Sign in", 401, nonce=nonce,
                              error="that token does not sign in (wrong, rotated, disabled or locked)")
-        signed_in = await self.call(lambda ledger: ledger.audited("sign in", target=account.name, within_s=3600))
-        if signed_in >= SIGN_INS_PER_HOUR:
-            return self.page(request, "login.html", "Sign in", 429, nonce=nonce,
-                             error=f"this account has signed in {SIGN_INS_PER_HOUR} times in the last hour: wait")
-        session, _ = await self.call(lambda ledger: ledger.open_session(account.name, address=address))
+        try:
+            session, _ = await self.call(lambda ledger: ledger.open_session(
+                account.name, address=address, per_hour=SIGN_INS_PER_HOUR))
+        except FloodError as error:
+            return self.page(request, "login.html", "Sign in", 429, nonce=nonce, error=str(error))
+        except LedgerError:  # disabled since its token was checked
+            return self.page(request, "login.html", "Sign in", 401, nonce=nonce,
+                             error="that token does not sign in (wrong, rotated, disabled or locked)")
         response = RedirectResponse("/my/", status_code=303)
         self.cookie(response, SESSION_COOKIE, session, 7 * 86400)
         response.delete_cookie(LOGIN_COOKIE, path="/")

@@ -79,7 +79,7 @@ class LedgerError(ArenaError, ValueError):
 
 
 class FloodError(LedgerError):
-    """A submission limit is reached; the message says which, and when it frees."""
+    """A rate limit is reached (submissions, sign-ins); the message says which."""
 
 
 @dataclass(frozen=True)
@@ -293,14 +293,18 @@ class Ledger:
     # -- sessions ---------------------------------------------------------------------
 
     def open_session(self, account: str, *, lifetime_s: float = 7 * DAY_S, address: str = "",
-                     now: float | None = None) -> tuple[str, str]:
+                     per_hour: int | None = None, now: float | None = None) -> tuple[str, str]:
         """A browser session for ``account`` (signed in with its token): (the session id for
-        the cookie, its CSRF token).  Only the id's SHA-256 is stored."""
+        the cookie, its CSRF token).  Only the id's SHA-256 is stored.  FloodError if the
+        account signed in ``per_hour`` times in the last hour: counted in the transaction
+        that opens it, so sign-ins sent at the same moment cannot all count the same number."""
         now = _now(now)
         session_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         with self._transaction():
             if self._existing(account)["disabled"] is not None:
                 raise LedgerError(f"account {account!r} is disabled")
+            if per_hour is not None and self.audited("sign in", target=account, within_s=3600, now=now) >= per_hour:
+                raise FloodError(f"this account has signed in {per_hour} times in the last hour: wait")
             self._db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))  # the expired go as others come
             self._db.execute("INSERT INTO sessions (id_hash, account, csrf, created, expires) VALUES (?, ?, ?, ?, ?)",
                              (_session_hash(session_id), account, csrf, now, now + lifetime_s))

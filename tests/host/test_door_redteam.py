@@ -310,3 +310,32 @@ def test_wrong_tokens_sent_at_once_are_not_checked_past_the_addresss_limit(host:
         thread.join()
     checked = answers.count(401)
     assert checked <= 20, f"{checked} wrong tokens were checked from one address (limit 20); answers {sorted(answers)}"
+
+
+def test_sign_ins_sent_at_once_do_not_open_more_sessions_than_an_hour_allows(host: Host) -> None:
+    """Found (low, rate limit; the same race as the sign-ups above): ``/login`` counted the
+    account's sign-ins of the last hour (``ledger.audited``) and opened the session
+    (``ledger.open_session``) in two separate steps, in worker threads: sign-ins sent at
+    the same moment all counted the same old number.  A burst of 60 with one good token
+    opened more than the 20 sessions an hour allows, each an audit entry and a session row.
+    Fix: count and open in one ``BEGIN IMMEDIATE`` transaction."""
+    token = account(host.db, "alice")
+    with host.client() as first:
+        nonce = _nonce(first)
+    go = threading.Barrier(60)
+    answers: list[int] = []
+
+    def sign_in() -> None:
+        with httpx.Client(base_url=host.url, cookies={"arena_login": nonce}, timeout=300) as client:
+            go.wait()
+            answers.append(client.post("/login", data={"nonce": nonce, "token": token}).status_code)
+
+    threads = [threading.Thread(target=sign_in) for _ in range(60)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with Ledger(host.db) as ledger:
+        opened = sum(1 for entry in ledger.audit(limit=10_000) if entry.action == "sign in")
+    assert opened <= 20, f"one account signed in {opened} times in an hour (limit 20); answers {sorted(answers)}"
+    assert answers.count(303) == opened and answers.count(429) == 60 - opened, sorted(answers)
