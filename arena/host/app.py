@@ -104,7 +104,7 @@ class _Door:
 
     async def browser_account(self, request: Request) -> tuple[Account, str] | None:
         """The signed-in account of the request's session cookie and its CSRF token."""
-        session = request.cookies.get(SESSION_COOKIE)
+        session = request.cookies.get(self.named(SESSION_COOKIE))
         if not session:
             return None
         found = await self.call(lambda ledger: ledger.session(session))
@@ -124,10 +124,21 @@ class _Door:
         origin = str(request.base_url)
         return "https://" + origin.removeprefix("http://") if self.config.secure_cookies else origin
 
+    def named(self, cookie: str) -> str:
+        """A cookie's name: behind TLS with the ``__Host-`` prefix, which a browser keeps
+        only from this very host over https, so a site on a sibling subdomain cannot plant
+        a login nonce or session of its choosing (SameSite does not stop a sibling)."""
+        return "__Host-" + cookie if self.config.secure_cookies else cookie
+
     def cookie(self, response: Response, name: str, value: str, max_age: int) -> None:
         """Set a cookie scripts cannot read and other sites' requests do not carry."""
-        response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict",
+        response.set_cookie(self.named(name), value, max_age=max_age, httponly=True, samesite="strict",
                             secure=self.config.secure_cookies, path="/")
+
+    def forget(self, response: Response, name: str) -> None:
+        """Remove a cookie set by :meth:`cookie`."""
+        response.delete_cookie(self.named(name), path="/", secure=self.config.secure_cookies, httponly=True,
+                               samesite="strict")
 
     # -- the API ---------------------------------------------------------------------------
 
@@ -237,7 +248,7 @@ class _Door:
         form = await self._form(request)
         if isinstance(form, Response):
             return form
-        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        nonce = request.cookies.get(self.named(LOGIN_COOKIE), "")
         if not nonce or not hmac.compare_digest(nonce, str(form.get("nonce", ""))):
             return self.page(request, "login.html", "Sign in", 403, nonce=nonce,
                              error="the form expired: sign in again")
@@ -264,7 +275,7 @@ class _Door:
                              error="that token does not sign in (wrong, rotated, disabled or locked)")
         response = RedirectResponse("/my/", status_code=303)
         self.cookie(response, SESSION_COOKIE, session, 7 * 86400)
-        response.delete_cookie(LOGIN_COOKIE, path="/")
+        self.forget(response, LOGIN_COOKIE)
         return response
 
     async def logout(self, request: Request) -> Response:
@@ -273,10 +284,10 @@ class _Door:
         if isinstance(form, Response):
             return form
         if signed is not None and hmac.compare_digest(signed[1], str(form.get("csrf", ""))):
-            session = request.cookies.get(SESSION_COOKIE, "")
+            session = request.cookies.get(self.named(SESSION_COOKIE), "")
             await self.call(lambda ledger: ledger.close_session(session, address=_address(request)))
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(SESSION_COOKIE, path="/")
+        self.forget(response, SESSION_COOKIE)
         return response
 
     async def mine(self, request: Request) -> Response:
@@ -344,7 +355,7 @@ class _Door:
         form = await self._form(request)
         if isinstance(form, Response):
             return form
-        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        nonce = request.cookies.get(self.named(LOGIN_COOKIE), "")
         if not nonce or not hmac.compare_digest(nonce, str(form.get("nonce", ""))):
             return self.page(request, "signup.html", "Sign up", 403, nonce=nonce, token=None,
                              error="the form expired: load the page and try again")

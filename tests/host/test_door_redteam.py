@@ -339,3 +339,39 @@ def test_sign_ins_sent_at_once_do_not_open_more_sessions_than_an_hour_allows(hos
         opened = sum(1 for entry in ledger.audit(limit=10_000) if entry.action == "sign in")
     assert opened <= 20, f"one account signed in {opened} times in an hour (limit 20); answers {sorted(answers)}"
     assert answers.count(303) == opened and answers.count(429) == 60 - opened, sorted(answers)
+
+
+def test_behind_tls_a_cookie_planted_by_a_sibling_subdomain_does_not_sign_anyone_in(tmp_path: Path) -> None:
+    """Found (low, session fixation on a shared domain): behind a TLS proxy (``--tls``) the
+    login nonce and the session were plain cookies, ``arena_login`` and ``arena_session``.
+    SameSite does not stop a site on a sibling subdomain (``evil.example.org`` beside
+    ``arena.example.org``): it may set cookies for the whole domain, so it could plant a
+    login nonce of its choosing and post the form that signs a victim's browser in to the
+    attacker's account (the victim then uploads into it), or plant a session.  Fix: behind
+    TLS both carry the ``__Host-`` prefix, which a browser accepts only from the very host,
+    over https, with ``Path=/`` and no ``Domain``; a plain cookie of the old name is ignored."""
+    host = _started(tmp_path, "--tls")
+    try:
+        token = account(host.db, "mallory")
+        with httpx.Client(base_url=host.url, timeout=120) as client:
+            form = client.get("/login")
+            set_cookie = form.headers.get_list("set-cookie")
+            assert len(set_cookie) == 1 and set_cookie[0].startswith("__Host-arena_login="), set_cookie
+            assert "secure" in set_cookie[0].lower() and "domain" not in set_cookie[0].lower(), set_cookie
+            assert "path=/" in set_cookie[0].lower(), set_cookie
+            planted = client.post("/login", data={"nonce": "chosen", "token": token},
+                                  headers={"cookie": "arena_login=chosen"})
+            assert planted.status_code == 403, (planted.status_code, planted.headers.get_list("set-cookie"))
+            nonce = _nonce(client)
+            signed = client.post("/login", data={"nonce": nonce, "token": token},
+                                 headers={"cookie": f"__Host-arena_login={nonce}"})
+            assert signed.status_code == 303, signed.text
+            cookies = signed.headers.get_list("set-cookie")
+            session = next(c for c in cookies if c.startswith("__Host-arena_session="))
+            value = session.split(";")[0].split("=", 1)[1]
+            assert "secure" in session.lower(), cookies
+            mine = client.get("/my/", headers={"cookie": f"__Host-arena_session={value}"})
+            assert mine.status_code == 200 and "mallory" in mine.text
+            assert client.get("/my/", headers={"cookie": f"arena_session={value}"}).status_code == 303
+    finally:
+        _stop(host)
