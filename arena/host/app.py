@@ -428,6 +428,28 @@ def _api_error(status: int, message: str) -> Response:
     return _json({"error": message}, status=status)
 
 
+HEADER_BYTES: Final = 16 * 1024
+"""The most a request's header fields may take, over HTTP/1.1 and HTTP/2 alike (the
+servers' own bounds are per read and 64 KiB)."""
+
+
+def _bounded_headers(app: ASGIApp) -> ASGIApp:
+    """Answers 431 to a request whose header fields pass :data:`HEADER_BYTES`."""
+
+    async def bounded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket") and \
+                sum(len(k) + len(v) + 4 for k, v in scope["headers"]) > HEADER_BYTES:
+            if scope["type"] == "http":
+                await JSONResponse({"error": f"the request's headers pass {HEADER_BYTES // 1024} KiB"},
+                                   431)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1009})
+            return
+        await app(scope, receive, send)
+
+    return bounded
+
+
 def _same_origin(app: ASGIApp) -> ASGIApp:
     """Refuses a browser's POST sent from another site's page (its ``Origin`` names
     another host): a second wall behind the CSRF tokens and SameSite cookies."""
@@ -487,7 +509,7 @@ def create_host_app(config: HostConfig, host: str = "127.0.0.1", allowed: tuple[
     """The host's app over ``config.db``: the door's routes and the read-only pages."""
     door = _Door(config, queue)
     app = Starlette(routes=[*host_routes(door), *page_routes(config.db)])
-    guarded = secured(_same_origin(app), host, allowed)
+    guarded = _bounded_headers(secured(_same_origin(app), host, allowed))
     return _forwarded_for(guarded) if config.behind_proxy else guarded
 
 
@@ -499,7 +521,8 @@ def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str
     server.loglevel = "WARNING"
     server.accesslog = None
     server.read_timeout = read_timeout_s  # a client that stops sending is dropped
-    server.h11_max_incomplete_size = 16 * 1024  # headers (the body is bounded by the door)
+    server.h11_max_incomplete_size = HEADER_BYTES  # headers sent slowly (the body is bounded by the door)
+    server.h2_max_header_list_size = HEADER_BYTES
 
     queue = Queue(config)
     background: list[Callable[..., Awaitable[object]]] = [queue.run]
