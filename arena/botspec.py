@@ -41,6 +41,9 @@ BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 """The bundled bots (the repository's ``bots/`` folder)."""
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_~!-]{0,63}")
+"""A version as PEP 440 and SemVer write them: printable ASCII only, so two versions that
+read the same on a page are the same version (a zero-width space made look-alikes)."""
 _SEPARATORS = str.maketrans("", "", ".-_")
 _REQUIRED = ("name", "version")
 _KNOWN = {"name", "version", "author", "description", "variants", "entry", "command", "notes", "build"}
@@ -154,6 +157,9 @@ def _validate(data: dict[str, Any], where: str, folder: Path | None, module: str
                 check_name(data["name"])
             except ManifestError as error:
                 problems.append(str(error))
+        elif limits and not _VERSION.fullmatch(data[key]):
+            problems.append(f"'version' {printable(data[key], lines=False)!r} must be letters, digits and '.', '+', "
+                            "'-', '_', '~' or '!' (at most 64), starting with a letter or digit, such as \"1.2.0\"")
     for key, most in LONGEST.items() if limits else ():
         value = data.get(key, "")
         if not isinstance(value, str):

@@ -54,3 +54,23 @@ def test_a_version_registered_before_the_limits_still_loads(tmp_path: Path) -> N
 def test_every_bundled_bot_keeps_to_the_limits() -> None:
     for folder in sorted(p.parent for p in BOTS_DIR.glob("*/bot.toml")):
         load_manifest(folder)
+
+
+@pytest.mark.parametrize("version", ["1.0.0\u200b", "1.0.0\u2060", "1.0\u00ad.0", "\ufeff1.0.0", "1.0 .0",
+                                     "1.0.0\u00a0", "１.0.0", "-1", ""])
+def test_a_version_that_could_read_as_another_is_refused(tmp_path: Path, version: str) -> None:
+    """Two versions that read the same on a page (a zero-width space, a soft hyphen, a
+    full-width digit) would be two programs nobody could tell apart."""
+    folder = _bot(tmp_path / "b")
+    text = (folder / "bot.toml").read_text(encoding="utf-8").replace('version = "1"', f'version = "{version}"')
+    (folder / "bot.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ManifestError, match="version"):
+        load_manifest(folder)
+
+
+@pytest.mark.parametrize("version", ["1", "1.2.0", "2.0.0rc1", "1.0.0.dev3+g1a2b3c", "1!2.0", "1.0.0-beta.2", "v3_1~x"])
+def test_versions_as_pep_440_and_semver_write_them_are_taken(tmp_path: Path, version: str) -> None:
+    folder = _bot(tmp_path / "b")
+    text = (folder / "bot.toml").read_text(encoding="utf-8").replace('version = "1"', f'version = "{version}"')
+    (folder / "bot.toml").write_text(text, encoding="utf-8")
+    assert load_manifest(folder).version == version
