@@ -15,9 +15,11 @@ The pages' Host and Content-Security-Policy rules are ``arena serve``'s.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hmac
 import ipaddress
+import resource
 import secrets
 import threading
 import time
@@ -34,6 +36,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
+from arena.host import inflight
 from arena.host.authorpage import author_view
 from arena.host.bodies import BodyError, read_body, read_form
 from arena.host.config import HostConfig
@@ -53,6 +56,10 @@ __all__ = ["create_host_app", "serve_host"]
 
 FINAL: Final = ("accepted", "refused")
 SIGN_INS_PER_HOUR: Final = 20
+FORM_SECONDS: Final = 10.0
+"""How long a small form's body may take to arrive (a sign-in is a few hundred bytes)."""
+BUSY_UPLOADING: Final = ("an upload from this account or address is still being received: wait for its answer, "
+                         "then send the next")
 """Browser sign-ins an account may make in an hour: each writes a session and an audit
 entry, and a remembered token makes them cheap to repeat."""
 NAME_CHARS: Final = "lower-case letters, digits, '-', '_' or '.', starting with a letter or digit (at most 32)"
@@ -73,6 +80,7 @@ class _Door:
         self._local = threading.local()
         self.memo = RatingsMemo()
         self.ladder = None if config.ladder is None else load_spec(config.ladder)
+        self.flight = inflight.InFlight()
 
     def ledger(self) -> Ledger:
         """This thread's ledger connection."""
@@ -154,12 +162,19 @@ class _Door:
         account = await self.api_account(request)
         if isinstance(account, Response):
             return account
-        try:
-            body = await read_body(request, self.config.archive.archive_bytes, self.config.body_seconds)
-        except BodyError as error:
-            return _api_error(error.status, str(error))
+        address = _address(request)
+        refused = await self._before_upload(account, address)
+        if refused is not None:
+            return _api_error(429, refused, close=True)
+        with self.flight.admit((f"account {account.name}", f"address {address}"), inflight.UPLOADS) as admitted:
+            if not admitted:
+                return _api_error(429, BUSY_UPLOADING, close=True)
+            try:
+                body = await read_body(request, self.config.archive.archive_bytes, self.config.body_seconds)
+            except BodyError as error:
+                return _api_error(error.status, str(error))
         tournament = request.query_params.get("tournament") or None
-        queued = await self._enqueue(account, _address(request), body, tournament)
+        queued = await self._enqueue(account, address, body, tournament)
         if isinstance(queued, str):
             return _api_error(429 if queued.startswith("limit") else 400, queued.removeprefix("limit: "))
         return _json(_public(queued), status=202, headers={"location": f"/api/submissions/{queued.id}"})
@@ -208,6 +223,20 @@ class _Door:
         if found is None or (found.account != account.name and not account.operator):
             return None
         return found
+
+    async def _before_upload(self, account: Account, address: str) -> str | None:
+        """Why an upload would be refused for its sender's day's limit, asked before its
+        body is read (and asked again when it is queued)."""
+
+        def check(ledger: Ledger) -> str | None:
+            try:
+                ledger.check_quota(account.name, address, per_account_day=self.config.per_account_day,
+                                   per_address_day=self.config.per_address_day)
+            except FloodError as error:
+                return str(error)
+            return None
+
+        return cast("str | None", await self.call(check))
 
     async def _enqueue(self, account: Account, address: str, body: bytes, tournament: str | None) -> Submission | str:
         """The queued submission, or why it was not queued (``limit: ...`` for a flood)."""
@@ -311,11 +340,18 @@ class _Door:
         if signed is None:
             return RedirectResponse("/login", status_code=303)
         account, csrf = signed
-        try:
-            body = await read_body(request, self.config.request_bytes, self.config.body_seconds)
-            form = await read_form(request, body, 4096)
-        except BodyError as error:
-            return await self._mine(request, account, csrf, error.status, str(error))
+        address = _address(request)
+        refused = await self._before_upload(account, address)
+        with self.flight.admit((f"account {account.name}", f"address {address}"), inflight.UPLOADS) as admitted:
+            if refused is not None or not admitted:
+                response = await self._mine(request, account, csrf, 429, refused or BUSY_UPLOADING)
+                response.headers["connection"] = "close"  # its body is not read
+                return response
+            try:
+                body = await read_body(request, self.config.request_bytes, self.config.body_seconds)
+                form = await read_form(request, body, 4096)
+            except BodyError as error:
+                return await self._mine(request, account, csrf, error.status, str(error))
         if not hmac.compare_digest(csrf, str(form.get("csrf", ""))):
             return await self._mine(request, account, csrf, 403, "the form expired: load the page and try again")
         upload = form.get("archive")
@@ -379,12 +415,19 @@ class _Door:
                          name=made[0].name)
 
     async def _form(self, request: Request) -> Any:
-        """A small form's fields, or the error page to answer."""
-        try:
-            body = await read_body(request, 16 * 1024, self.config.body_seconds)
-            return await read_form(request, body, 4096)
-        except BodyError as error:
-            return self.page(request, "missing.html", "Refused", error.status, what=str(error))
+        """A small form's fields, or the error page to answer (its body must come whole
+        within :data:`FORM_SECONDS`, and an address may send only a few at once)."""
+        with self.flight.admit((_address(request),), inflight.FORMS) as admitted:
+            if not admitted:
+                response = self.page(request, "missing.html", "Refused", 429,
+                                     what="this address is sending too many forms at once: wait and try again")
+                response.headers["connection"] = "close"  # its body is not read
+                return response
+            try:
+                body = await read_body(request, 16 * 1024, min(FORM_SECONDS, self.config.body_seconds))
+                return await read_form(request, body, 4096)
+            except BodyError as error:
+                return self.page(request, "missing.html", "Refused", error.status, what=str(error))
 
 
 def _address(request: Request) -> str:
@@ -424,8 +467,9 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
     return JSONResponse(data, status_code=status, headers={"cache-control": "no-store", **(headers or {})})
 
 
-def _api_error(status: int, message: str) -> Response:
-    return _json({"error": message}, status=status)
+def _api_error(status: int, message: str, *, close: bool = False) -> Response:
+    """The API's error answer; ``close`` for a request whose body is left unread."""
+    return _json({"error": message}, status=status, headers={"connection": "close"} if close else None)
 
 
 HEADER_BYTES: Final = 16 * 1024
@@ -513,9 +557,21 @@ def create_host_app(config: HostConfig, host: str = "127.0.0.1", allowed: tuple[
     return _forwarded_for(guarded) if config.behind_proxy else guarded
 
 
+def _more_files() -> None:
+    """The soft limit of open files raised to the hard one: each connection is a file
+    descriptor, and systemd's default soft limit (1024) is a thousand slow clients away
+    (bots set their own limit in the sandbox)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else 1 << 16
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
 def serve_host(config: HostConfig, host: str, port: int, announce: Callable[[str], None],
                allowed: tuple[str, ...] = (), read_timeout_s: int = 60) -> None:
     """Serve the host and run its queue until Ctrl+C (or SIGTERM)."""
+    _more_files()
     server = Config()
     server.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     server.loglevel = "WARNING"

@@ -382,17 +382,11 @@ class Ledger:
         in the last 24 h, or the address ``per_address_day``.  The count and the insert are
         one transaction: two uploads at once cannot both take the last free slot."""
         now = _now(now)
-        since = now - DAY_S
         with self._transaction():
             if self._existing(account)["disabled"] is not None:
                 raise LedgerError(f"account {account!r} is disabled")
-            for column, value, limit, who in (("account", account, per_account_day, f"account {account!r}"),
-                                              ("address", address, per_address_day, f"address {address}")):
-                times = [r[0] for r in self._db.execute(
-                    f"SELECT created FROM submissions WHERE {column} = ? AND created > ? ORDER BY created",
-                    (value, since))]
-                if len(times) >= limit:
-                    raise FloodError(_flood(who, len(times), limit, times, now))
+            self.check_quota(account, address, per_account_day=per_account_day, per_address_day=per_address_day,
+                             now=now)
             cursor = self._db.execute(
                 "INSERT INTO submissions (account, address, tournament, status, created, updated)"
                 " VALUES (?, ?, ?, 'queued', ?, ?)", (account, address, tournament, now, now))
@@ -402,6 +396,20 @@ class Ledger:
             self._record(account, "submit", f"submission {number}", address,
                          f"{len(archive)} bytes" + (f" for {tournament}" if tournament else ""), now)
             return self._submission(number)
+
+    def check_quota(self, account: str, address: str, *, per_account_day: int, per_address_day: int,
+                    now: float | None = None) -> None:
+        """FloodError if the account made ``per_account_day`` submissions in the last 24 h,
+        or the address ``per_address_day``: asked before an upload is read, so a sender at
+        its limit holds none of the host's memory, and again when it is queued."""
+        now = _now(now)
+        for column, value, limit, who in (("account", account, per_account_day, f"account {account!r}"),
+                                          ("address", address, per_address_day, f"address {address}")):
+            times = [r[0] for r in self._db.execute(
+                f"SELECT created FROM submissions WHERE {column} = ? AND created > ? ORDER BY created",
+                (value, now - DAY_S))]
+            if len(times) >= limit:
+                raise FloodError(_flood(who, len(times), limit, times, now))
 
     def claim_next(self, *, now: float | None = None) -> Submission | None:
         """Take the oldest queued submission for validation (status ``building``); one

@@ -11,17 +11,23 @@ time keeps the host's pages and API answering while it works.
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import trio
 
+from arena.errors import ArenaError
 from arena.host.config import HostConfig
 from arena.host.ledger import Ledger
 from arena.host.validate import command
 
 __all__ = ["Queue"]
+
+T = TypeVar("T")
 
 IDLE_S: Final = 2.0
 """How often an idle queue looks for work it was not woken for (another host process,
@@ -47,18 +53,38 @@ class Queue:
         await trio.to_thread.run_sync(self._requeue)
         task_status.started()
         while True:
-            claimed = await trio.to_thread.run_sync(self._claim)
+            claimed = await self._persist("looking for a submission to validate", self._claim)
             if claimed is None:
                 with trio.move_on_after(IDLE_S):
                     await self._wake.wait()
                 self._wake = trio.Event()
                 continue
-            with trio.move_on_after(self.config.validate_seconds) as scope:
-                await trio.run_process(command(self.config, claimed), check=False, stdin=b"",
-                                       stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
-            await trio.to_thread.run_sync(self._ended, claimed, scope.cancelled_caught)
+            try:
+                with trio.move_on_after(self.config.validate_seconds) as scope:
+                    await trio.run_process(command(self.config, claimed), check=False, stdin=b"",
+                                           stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
+            except OSError as error:  # no process could start (no file descriptor left ...): later
+                _trouble(f"starting the validator of submission {claimed}", error)
+                await self._persist("queueing it again", self._requeue)
+                await trio.sleep(IDLE_S)
+                continue
+            await self._persist(f"ending submission {claimed}'s validation",
+                                partial(self._ended, claimed, scope.cancelled_caught))
+
+    async def _persist(self, what: str, step: Callable[[], T]) -> T:
+        """``step`` in a worker thread, tried again every :data:`IDLE_S` while the machine
+        refuses it (the database out of reach, no file descriptor left): a host under a
+        flood of connections must not exit with its queue."""
+        while True:
+            try:
+                return await trio.to_thread.run_sync(step)
+            except (ArenaError, OSError, sqlite3.Error) as error:
+                _trouble(what, error)
+                await trio.sleep(IDLE_S)
 
     def _requeue(self) -> None:
+        """Put back what was being validated (by a host that died, or a validator that
+        could not start)."""
         with Ledger(self.config.db) as ledger:
             ledger.requeue_interrupted()
 
@@ -87,3 +113,8 @@ class Queue:
 def work_folder(db: Path) -> Path:
     """Where a host over ``db`` unpacks and validates uploads by default."""
     return db.resolve().parent / "host-work"
+
+
+def _trouble(what: str, error: BaseException) -> None:
+    print(f"arena host: queue: {what} failed ({type(error).__name__}: {error}); trying again in {IDLE_S:g} s",
+          file=sys.stderr, flush=True)
