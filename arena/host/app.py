@@ -166,7 +166,8 @@ class _Door:
         refused = await self._before_upload(account, address)
         if refused is not None:
             return _api_error(429, refused, close=True)
-        with self.flight.admit((f"account {account.name}", f"address {address}"), inflight.UPLOADS) as admitted:
+        with self.flight.admit({f"account {account.name}": inflight.UPLOADS_PER_ACCOUNT,
+                                f"address {address}": inflight.UPLOADS_PER_ADDRESS}) as admitted:
             if not admitted:
                 return _api_error(429, BUSY_UPLOADING, close=True)
             try:
@@ -342,7 +343,8 @@ class _Door:
         account, csrf = signed
         address = _address(request)
         refused = await self._before_upload(account, address)
-        with self.flight.admit((f"account {account.name}", f"address {address}"), inflight.UPLOADS) as admitted:
+        with self.flight.admit({f"account {account.name}": inflight.UPLOADS_PER_ACCOUNT,
+                                f"address {address}": inflight.UPLOADS_PER_ADDRESS}) as admitted:
             if refused is not None or not admitted:
                 response = await self._mine(request, account, csrf, 429, refused or BUSY_UPLOADING)
                 response.headers["connection"] = "close"  # its body is not read
@@ -416,8 +418,8 @@ class _Door:
 
     async def _form(self, request: Request) -> Any:
         """A small form's fields, or the error page to answer (its body must come whole
-        within :data:`FORM_SECONDS`, and an address may send only a few at once)."""
-        with self.flight.admit((_address(request),), inflight.FORMS) as admitted:
+        within :data:`FORM_SECONDS`, and an address may send only so many at once)."""
+        with self.flight.admit({_address(request): inflight.FORMS_PER_ADDRESS}) as admitted:
             if not admitted:
                 response = self.page(request, "missing.html", "Refused", 429,
                                      what="this address is sending too many forms at once: wait and try again")

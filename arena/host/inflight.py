@@ -10,16 +10,21 @@ before the limit was looked at.  The counts live in the server's one event loop:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Final
 
-__all__ = ["FORMS", "UPLOADS", "InFlight"]
+__all__ = ["FORMS_PER_ADDRESS", "UPLOADS_PER_ACCOUNT", "UPLOADS_PER_ADDRESS", "InFlight"]
 
-FORMS: Final = 8
-"""Small forms (sign-in, sign-up, sign-out) one address may be sending at once."""
-UPLOADS: Final = 2
-"""Uploads one account, and one address, may be sending at once."""
+FORMS_PER_ADDRESS: Final = 32
+"""Small forms (sign-in, sign-up, sign-out) one address may be sending at once.  A form's
+body comes whole in a moment, so only slow senders hold these: many authors behind one
+address (a club's network) do not meet it."""
+UPLOADS_PER_ACCOUNT: Final = 2
+"""Uploads one account may be sending at once (at most 16 MiB of the host's memory)."""
+UPLOADS_PER_ADDRESS: Final = 24
+"""Uploads one address may be sending at once, whatever the accounts: room for a club's
+authors behind one address, and at most 192 MiB."""
 
 
 class InFlight:
@@ -29,10 +34,11 @@ class InFlight:
         self._counts: Counter[str] = Counter()
 
     @contextmanager
-    def admit(self, senders: Sequence[str], most: int) -> Iterator[bool]:
-        """Whether a request of ``senders`` (an address, an account...) may go on: each of
-        them has fewer than ``most`` in flight.  Admitted, it counts until the block ends."""
-        if any(self._counts[s] >= most for s in senders):
+    def admit(self, limits: Mapping[str, int]) -> Iterator[bool]:
+        """Whether a request may go on: each of its senders (an address, an account ...)
+        has fewer in flight than its limit.  Admitted, it counts until the block ends."""
+        senders = list(limits)
+        if any(self._counts[s] >= most for s, most in limits.items()):
             yield False
             return
         self._counts.update(senders)

@@ -115,8 +115,8 @@ def test_one_account_past_its_daily_limit_cannot_make_the_host_hold_hundreds_of_
     again; all 40 answered 429 only once whole.  Here the host's peak memory grew by
     520 to 550 MiB (the body's chunks and their join), against the 16 MiB of the two
     uploads a bound would let in.  Fix: the day's limits are looked at before the
-    body is read (``Ledger.check_quota``), and an account, and an address, may have two
-    uploads in flight (``arena/host/inflight.py``); past either the answer is 429 with
+    body is read (``Ledger.check_quota``), an account may have 2 uploads in flight and an
+    address 24 (``arena/host/inflight.py``); past either the answer is 429 with
     ``Connection: close`` and the body is never read."""
     host = _started(tmp_path, "--per-account-day", "1")
     connections: list[socket.socket] = []
@@ -220,7 +220,7 @@ def test_one_stranger_trickling_form_bodies_cannot_take_the_host_down(tmp_path: 
     2 s) cannot open the database: its StoreError leaves ``Queue.run``, cancels the
     server's nursery (``serve_app`` in arena/web/app.py) and the whole host exits with
     status 1, its ladder and validator with it.  Again after every restart.  Fix: an
-    address may send 8 small forms at once, each within 10 s (``arena/host/inflight.py``;
+    address may send 32 small forms at once, each within 10 s (``arena/host/inflight.py``;
     past that, 429 with ``Connection: close``); the host raises its soft open-file limit
     to the hard one; and the queue logs a step the machine refuses (no file descriptor,
     the database out of reach) and tries it again instead of ending the host."""
