@@ -4,11 +4,13 @@ accounts made by the real ledger, and bot folders to submit."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from arena.host.ledger import Ledger
+from arena.tournament.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "bots"
@@ -125,3 +128,47 @@ def kill_all(text: str) -> None:
     for pid in processes_with(text):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def fresh_host(tmp_path: Path, *args: object) -> Host:
+    """``arena host`` with ``args`` over a new database in ``tmp_path``."""
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    return start_host(db, *args)
+
+
+def stop_host(host: Host) -> None:
+    """Stop ``host`` unless it has ended already."""
+    if host.process.poll() is None:
+        host.stop()
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    """A .tar.gz of ``files`` (path: content), as an upload."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def manifest_bytes(name: str, version: str = "1.0.0", extra: str = 'entry = "bot.py"\n') -> bytes:
+    """A bot.toml claiming scat."""
+    return (f'name = "{name}"\nversion = "{version}"\nauthor = "x"\ndescription = "x"\nvariants = ["scat"]\n'
+            + extra).encode()
+
+
+def submit_bytes(client: httpx.Client, data: bytes, **params: str) -> int:
+    """Upload ``data`` through the API; the submission's number (asserting 202)."""
+    answer = client.post("/api/submissions", content=data, params=params)
+    assert answer.status_code == 202, answer.text
+    return int(answer.json()["id"])
+
+
+def form_nonce(client: httpx.Client, path: str = "/login") -> str:
+    """The nonce of the sign-in (or sign-up) form at ``path``; the client keeps its cookie."""
+    found = re.search(r'name="nonce" value="([^"]+)"', client.get(path).text)
+    assert found is not None
+    return found.group(1)

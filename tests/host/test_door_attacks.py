@@ -17,7 +17,6 @@ import socket
 import sqlite3
 import stat
 import subprocess
-import tarfile
 import threading
 import time
 import zipfile
@@ -34,9 +33,15 @@ from hosttools import (
     account,
     arena_command,
     bot_folder,
+    form_nonce,
+    fresh_host,
     kill_all,
+    manifest_bytes,
     processes_with,
     start_host,
+    stop_host,
+    submit_bytes,
+    tar_gz,
     wait_final,
 )
 
@@ -60,7 +65,7 @@ def host(tmp_path: Path) -> Iterator[Host]:
     Store(db).close()
     running = start_host(db)
     yield running
-    _stop(running)
+    stop_host(running)
 
 
 @pytest.fixture(scope="module")
@@ -70,18 +75,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Host, str
     Store(db).close()
     running = start_host(db)
     yield running, account(db, "alice")
-    _stop(running)
-
-
-def _stop(host: Host) -> None:
-    if host.process.poll() is None:
-        host.stop()
-
-
-def _started(tmp_path: Path, *args: object) -> Host:
-    db = tmp_path / "arena.db"
-    Store(db).close()
-    return start_host(db, *args)
+    stop_host(running)
 
 
 def _raw(host: Host, request: bytes, wait_s: float = 10.0) -> bytes:
@@ -101,43 +95,16 @@ def _raw(host: Host, request: bytes, wait_s: float = 10.0) -> bytes:
         return answer
 
 
-def _nonce(client: httpx.Client, path: str = "/login") -> str:
-    found = re.search(r'name="nonce" value="([^"]+)"', client.get(path).text)
-    assert found is not None
-    return found.group(1)
-
-
 def _sign_in(client: httpx.Client, token: str) -> str:
     """Sign in through /login; the session's CSRF token (from /my/)."""
-    answer = client.post("/login", data={"nonce": _nonce(client), "token": token})
+    answer = client.post("/login", data={"nonce": form_nonce(client), "token": token})
     assert answer.status_code == 303, answer.text[:300]
     found = re.search(r'name="csrf" value="([^"]+)"', client.get("/my/").text)
     assert found is not None
     return found.group(1)
 
 
-def _tar(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), 0o644
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
-def _manifest(name: str, version: str = "1.0.0", extra: str = 'entry = "bot.py"\n') -> bytes:
-    return (f'name = "{name}"\nversion = "{version}"\nauthor = "x"\ndescription = "x"\nvariants = ["scat"]\n'
-            + extra).encode()
-
-
 RANDOM_BOT: Final = (BOTS / "random" / "bot.py").read_bytes()
-
-
-def _submit(client: httpx.Client, data: bytes, **params: str) -> int:
-    answer = client.post("/api/submissions", content=data, params=params)
-    assert answer.status_code == 202, answer.text
-    return int(answer.json()["id"])
 
 
 def _children(pid: int) -> list[int]:
@@ -190,13 +157,14 @@ def test_a_validation_longer_than_ten_quiet_seconds_is_not_killed_by_the_hosts_i
 
     Here: a bot whose build step takes 14 s, and nobody asks the host anything meanwhile
     (a poll would wake the very thread and hide the bug)."""
-    host = _started(tmp_path)
+    host = fresh_host(tmp_path)
     try:
         token = account(host.db, "alice")
         folder = bot_folder(tmp_path, "slow-build")
-        (folder / "bot.toml").write_bytes(_manifest("slow-build", extra='entry = "bot.py"\nbuild = ["sleep", "14"]\n'))
+        building = 'entry = "bot.py"\nbuild = ["sleep", "14"]\n'
+        (folder / "bot.toml").write_bytes(manifest_bytes("slow-build", extra=building))
         with host.client(token) as client:
-            number = _submit(client, pack(folder))
+            number = submit_bytes(client, pack(folder))
         started = time.monotonic()
         orphaned_since = None
         while time.monotonic() - started < 240:
@@ -215,7 +183,7 @@ def test_a_validation_longer_than_ten_quiet_seconds_is_not_killed_by_the_hosts_i
             final = wait_final(client, number)
         assert final["status"] == "accepted", final
     finally:
-        _stop(host)
+        stop_host(host)
 
 
 def test_an_author_cannot_take_over_a_bot_the_operator_registered_on_the_arenas_machine(tmp_path: Path) -> None:
@@ -237,11 +205,11 @@ def test_an_author_cannot_take_over_a_bot_the_operator_registered_on_the_arenas_
     try:
         token = account(db, "mallory")
         with host.client(token) as client:
-            number = _submit(client, pack(bot_folder(tmp_path / "mallory", "champion", "9.9.9")))
+            number = submit_bytes(client, pack(bot_folder(tmp_path / "mallory", "champion", "9.9.9")))
             state = wait_final(client, number)
             taken = client.post("/api/bots/champion/withdraw")
     finally:
-        _stop(host)
+        stop_host(host)
     with Store(db) as store:
         versions = store.versions("champion", withdrawn=True)
     with Ledger(db) as ledger:
@@ -260,7 +228,7 @@ def test_twenty_wrong_tokens_from_one_stranger_behind_the_proxy_do_not_lock_out_
     kept it up (two requests a minute); likewise --per-address-day became one quota for
     the whole arena.  Fixed in the working tree by ``--behind-proxy`` (the proxy's
     ``X-Forwarded-For``, its last hop); see the next test for what that fix must not trust."""
-    host = _started(tmp_path, *BEHIND_A_PROXY)
+    host = fresh_host(tmp_path, *BEHIND_A_PROXY)
     try:
         token = account(host.db, "alice")
         with host.client() as client:
@@ -272,7 +240,7 @@ def test_twenty_wrong_tokens_from_one_stranger_behind_the_proxy_do_not_lock_out_
             author = client.get("/api/me", headers={"authorization": f"Bearer {token}",
                                                     "x-forwarded-for": "198.51.100.7"})
     finally:
-        _stop(host)
+        stop_host(host)
     assert guesser.status_code == 429, "the guessing address itself stays refused"
     assert author.status_code == 200, f"every author is locked out by one stranger: {author.status_code}"
 
@@ -290,12 +258,12 @@ def test_behind_the_proxy_a_clients_forwarded_host_does_not_choose_the_name_the_
     nginx users to ``proxy_set_header X-Forwarded-For $remote_addr;`` (the sample sets
     none, so nginx passes the client's own X-Forwarded-For through and every per-address
     limit is the client's to choose)."""
-    host = _started(tmp_path, *BEHIND_A_PROXY)
+    host = fresh_host(tmp_path, *BEHIND_A_PROXY)
     try:
         rebound = _raw(host, b"GET / HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Host: localhost\r\n"
                              b"X-Forwarded-For: 198.51.100.7\r\nConnection: close\r\n\r\n")
     finally:
-        _stop(host)
+        stop_host(host)
     assert rebound.startswith(b"HTTP/1.1 421"), rebound[:100]
 
 
@@ -309,14 +277,15 @@ def test_a_timed_out_validation_leaves_no_unpacked_upload_in_the_work_folder(tmp
     the 10-second thread above.  Docs promise "The unpacked folder is removed either way".
     Fix: the queue removes the submission's folder after run_process returns, whatever
     happened (and empties the work folder at start)."""
-    host = _started(tmp_path, "--validate-seconds", "8")
+    host = fresh_host(tmp_path, "--validate-seconds", "8")
     try:
         token = account(host.db, "alice")
         folder = bot_folder(tmp_path, "sleeper")
-        (folder / "bot.toml").write_bytes(_manifest("sleeper", extra='entry = "bot.py"\nbuild = ["sleep", "30"]\n'))
+        building = 'entry = "bot.py"\nbuild = ["sleep", "30"]\n'
+        (folder / "bot.toml").write_bytes(manifest_bytes("sleeper", extra=building))
         (folder / "ballast.bin").write_bytes(bytes(4 * 1024 * 1024))
         with host.client(token) as client:
-            number = _submit(client, pack(folder))
+            number = submit_bytes(client, pack(folder))
             state = wait_final(client, number)
         assert state["status"] == "refused" and "longer than 8 s" in str(state["reason"]), state
         assert "building: sleep" in str(state["log"]), f"the validator never got as far as unpacking: {state}"
@@ -327,7 +296,7 @@ def test_a_timed_out_validation_leaves_no_unpacked_upload_in_the_work_folder(tmp
             time.sleep(0.25)
         assert not left.exists(), f"the upload stays unpacked: {sorted(p.name for p in left.rglob('*'))}"
     finally:
-        _stop(host)
+        stop_host(host)
 
 
 def test_sign_up_attempts_that_fail_are_counted_against_the_address(tmp_path: Path) -> None:
@@ -337,14 +306,14 @@ def test_sign_up_attempts_that_fail_are_counted_against_the_address(tmp_path: Pa
     accounts made, and the guard only failed token checks.  One client can keep both cores
     busy hashing for ever.  Fix: look the name up before making the token, and count a
     failed sign-up against the address (guard.failed) like a failed sign-in."""
-    host = _started(tmp_path, "--signup")
+    host = fresh_host(tmp_path, "--signup")
     try:
         account(host.db, "alice")
         with host.client() as client:
-            nonce = _nonce(client, "/signup")
+            nonce = form_nonce(client, "/signup")
             answers = [client.post("/signup", data={"nonce": nonce, "name": "alice"}).status_code for _ in range(30)]
     finally:
-        _stop(host)
+        stop_host(host)
     assert 429 in answers, f"30 failed sign-ups, all heard: {answers}"
 
 
@@ -355,18 +324,18 @@ def test_one_account_signing_in_in_a_loop_does_not_grow_the_database_without_bou
     of rows a day, 7 days' worth of sessions kept.  With --signup anyone can do it.
     Fix: cap an account's live sessions (drop the oldest past, say, 10 in
     Ledger.open_session) and limit sign-ins per account (or per address) in time."""
-    host = _started(tmp_path)
+    host = fresh_host(tmp_path)
     try:
         token = account(host.db, "alice")
         with Ledger(host.db) as ledger:
             before = len(ledger.audit(limit=10_000))
         with host.client() as client:
-            nonce = _nonce(client)
+            nonce = form_nonce(client)
             client.cookies.set("arena_login", nonce)
             for _ in range(100):
                 client.post("/login", data={"nonce": nonce, "token": token})
     finally:
-        _stop(host)
+        stop_host(host)
     with sqlite3.connect(host.db) as db:
         sessions = db.execute("SELECT COUNT(*) FROM sessions WHERE account = 'alice'").fetchone()[0]
     with Ledger(host.db) as ledger:
@@ -441,8 +410,8 @@ def test_a_refusal_does_not_tell_the_author_where_the_host_keeps_its_files(host:
     every message (reason, log and progress) with a neutral name such as ``your bot``."""
     token = account(host.db, "alice")
     with host.client(token) as client:
-        numbers = [_submit(client, _tar({"readme.txt": b"hi"})),
-                   _submit(client, _tar({"bot.toml": b"name = [", "bot.py": RANDOM_BOT}))]
+        numbers = [submit_bytes(client, tar_gz({"readme.txt": b"hi"})),
+                   submit_bytes(client, tar_gz({"bot.toml": b"name = [", "bot.py": RANDOM_BOT}))]
         states = [wait_final(client, n) for n in numbers]
     private = str(host.db.parent)
     for state in states:
@@ -456,14 +425,14 @@ def test_a_visitor_cannot_sign_up_under_the_audit_logs_own_actor_names(tmp_path:
     --signup a visitor becomes ``host`` and everything they do (submit, withdraw, sign in)
     is logged as if the host did it.  Fix: reserve ``host`` and ``sign-up`` (folded, like
     every account name) in Ledger.add_account."""
-    host = _started(tmp_path, "--signup")
+    host = fresh_host(tmp_path, "--signup")
     try:
         with host.client() as client:
-            nonce = _nonce(client, "/signup")
+            nonce = form_nonce(client, "/signup")
             answers = {name: client.post("/signup", data={"nonce": nonce, "name": name}).status_code
                        for name in ("host", "sign-up", "sign_up")}
     finally:
-        _stop(host)
+        stop_host(host)
     with Ledger(host.db) as ledger:
         made = [a.name for a in ledger.accounts()]
     assert made == [], f"accounts named like the audit log's actors: {made} ({answers})"
@@ -477,7 +446,7 @@ def test_the_database_holding_every_upload_is_not_readable_by_other_users(host: 
     reason.  Fix: the host makes the database (and its -wal/-shm) 600 when it opens it."""
     token = account(host.db, "alice")
     with host.client(token) as client:
-        _submit(client, b"not an archive")
+        submit_bytes(client, b"not an archive")
     for path in (host.db, host.db.with_name(host.db.name + "-wal")):
         if path.exists():
             assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, f"{path.name}: {stat.S_IMODE(path.stat().st_mode):o}"
@@ -509,10 +478,10 @@ def test_a_link_planted_in_a_shared_work_folder_is_not_followed(tmp_path: Path) 
     try:
         token = account(db, "alice")
         with host.client(token) as client:
-            assert _submit(client, _tar({"bot.toml": _manifest("planted"), "bot.py": RANDOM_BOT})) == 1
+            assert submit_bytes(client, tar_gz({"bot.toml": manifest_bytes("planted"), "bot.py": RANDOM_BOT})) == 1
             wait_final(client, 1)
     finally:
-        _stop(host)
+        stop_host(host)
     assert stat.S_IMODE(private.stat().st_mode) == 0o700, f"opened: {stat.S_IMODE(private.stat().st_mode):o}"
     assert list(private.iterdir()) == [], f"written into: {sorted(p.name for p in private.rglob('*'))}"
 
@@ -575,7 +544,7 @@ def test_a_token_never_shows_in_answers_the_audit_log_or_the_hosts_log(host: Hos
     bodies = []
     with host.client() as client:
         bodies.append(client.get("/api/me", headers={"authorization": f"Bearer {guess}"}).text)
-        nonce = _nonce(client)
+        nonce = form_nonce(client)
         bodies.append(client.post("/login", data={"nonce": nonce, "token": guess}).text)
         bodies.append(client.post("/login", data={"nonce": nonce}, files={"token": ("t", guess.encode())}).text)
         bodies.append(client.post("/login", data={"nonce": nonce, "token": token}).text)
@@ -613,7 +582,7 @@ def test_login_csrf_session_fixation_cookie_flags_and_logout(host: Host) -> None
     and only with the session's CSRF token."""
     token = account(host.db, "alice")
     with host.client() as client:
-        nonce = _nonce(client)
+        nonce = form_nonce(client)
         client.cookies.clear()  # another site's form: the nonce is known, the cookie is not sent
         assert client.post("/login", data={"nonce": nonce, "token": token}).status_code == 403
         client.cookies.set("arena_login", "other")
@@ -622,7 +591,7 @@ def test_login_csrf_session_fixation_cookie_flags_and_logout(host: Host) -> None
     with host.client() as victim:
         victim.cookies.set("arena_session", planted)
         assert victim.get("/my/").status_code == 303
-        answer = victim.post("/login", data={"nonce": _nonce(victim), "token": token})
+        answer = victim.post("/login", data={"nonce": form_nonce(victim), "token": token})
     cookie = answer.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     session = answer.cookies["arena_session"]
@@ -761,7 +730,7 @@ def test_another_accounts_submission_is_an_unknown_number_on_every_route(host: H
     same answer as a number that does not exist), on the API and on /my/s/N/."""
     alice, bob = account(host.db, "alice"), account(host.db, "bob")
     with host.client(alice) as client:
-        number = _submit(client, b"alice's private upload")
+        number = submit_bytes(client, b"alice's private upload")
     with host.client(bob) as client:
         for wanted in (str(number), f"0{number}", "-1", "0", "9" * 18, "9" * 40, "1.0", "0x1", "1e0",
                        f"%20{number}"):
@@ -818,7 +787,7 @@ def test_names_that_squat_are_refused_and_two_authors_racing_for_one_name_get_it
     def race(who: str, token: str) -> None:
         with host.client(token) as client:
             barrier.wait()
-            numbers[who] = _submit(client, archives[who])
+            numbers[who] = submit_bytes(client, archives[who])
 
     racers = [threading.Thread(target=race, args=args) for args in (("alice", alice), ("bob", bob))]
     for racer in racers:
@@ -826,7 +795,7 @@ def test_names_that_squat_are_refused_and_two_authors_racing_for_one_name_get_it
     for racer in racers:
         racer.join()
     with host.client(bob) as client:
-        squats = [_submit(client, _tar({"bot.toml": _manifest(name), "bot.py": RANDOM_BOT}))
+        squats = [submit_bytes(client, tar_gz({"bot.toml": manifest_bytes(name), "bot.py": RANDOM_BOT}))
                   for name in ("ran-dom", "random", "a.lice", "contest.ed")]
         refused = [wait_final(client, n) for n in squats]
         raced = {"bob": wait_final(client, numbers["bob"])}
@@ -852,20 +821,20 @@ def test_hostile_manifests_and_folders_touch_nothing_outside_their_own_folder(ho
     marker = tmp_path / "written-by-a-build"
     outside = str(BOTS / "random" / "bot.py")
     hostile = {
-        "abs-entry": _tar({"bot.toml": _manifest("abs-entry", extra=f'entry = "{outside}"\n'), "x.py": b""}),
-        "dotdot-entry": _tar({"bot.toml": _manifest("dotdot-entry", extra='entry = "../../../../../../../../..'
+        "abs-entry": tar_gz({"bot.toml": manifest_bytes("abs-entry", extra=f'entry = "{outside}"\n'), "x.py": b""}),
+        "dotdot-entry": tar_gz({"bot.toml": manifest_bytes("dotdot-entry", extra='entry = "../../../../../../../../..'
                                                     + outside + '"\n'), "x.py": b""}),
-        "builder": _tar({"bot.toml": _manifest("builder", extra='entry = "bot.py"\nbuild = ["/bin/sh", "-c", '
+        "builder": tar_gz({"bot.toml": manifest_bytes("builder", extra='entry = "bot.py"\nbuild = ["/bin/sh", "-c", '
                                                f'"touch {marker} || true"]\n'), "bot.py": RANDOM_BOT}),
     }
     macos = io.BytesIO()
     with zipfile.ZipFile(macos, "w") as archive:
-        archive.writestr("mac-bot/bot.toml", _manifest("mac-bot"))
+        archive.writestr("mac-bot/bot.toml", manifest_bytes("mac-bot"))
         archive.writestr("mac-bot/bot.py", RANDOM_BOT)
         archive.writestr("__MACOSX/mac-bot/._bot.py", b"\0\5\26\7")
     with host.client(token) as client:
-        numbers = {name: _submit(client, data) for name, data in hostile.items()}
-        numbers["mac-bot"] = _submit(client, macos.getvalue())
+        numbers = {name: submit_bytes(client, data) for name, data in hostile.items()}
+        numbers["mac-bot"] = submit_bytes(client, macos.getvalue())
         states = {name: wait_final(client, n) for name, n in numbers.items()}
     assert states["abs-entry"]["status"] == "refused" and states["dotdot-entry"]["status"] == "refused", states
     assert not marker.exists(), "a build step wrote on the host"
@@ -879,7 +848,7 @@ def test_hostile_manifests_and_folders_touch_nothing_outside_their_own_folder(ho
 def test_floods_are_counted_per_address_across_accounts_and_for_sign_ups(tmp_path: Path) -> None:
     """Many accounts from one address share its daily limit (submissions and sign-ups);
     the counts hold at the limit exactly."""
-    host = _started(tmp_path, "--per-address-day", "2", "--signup")
+    host = fresh_host(tmp_path, "--per-address-day", "2", "--signup")
     try:
         tokens = [account(host.db, name) for name in ("a1", "a2", "a3")]
         answers = []
@@ -887,10 +856,10 @@ def test_floods_are_counted_per_address_across_accounts_and_for_sign_ups(tmp_pat
             with host.client(token) as client:
                 answers.append(client.post("/api/submissions", content=b"x").status_code)
         with host.client() as client:
-            nonce = _nonce(client, "/signup")
+            nonce = form_nonce(client, "/signup")
             made = [client.post("/signup", data={"nonce": nonce, "name": f"new{i}"}).status_code for i in range(3)]
     finally:
-        _stop(host)
+        stop_host(host)
     assert answers == [202, 202, 429]
     assert made == [200, 200, 400]
     with Ledger(host.db) as ledger:
@@ -902,7 +871,7 @@ def test_the_work_folder_is_the_hosts_alone(host: Host) -> None:
     host, owned by it, and writable by nobody else."""
     token = account(host.db, "alice")
     with host.client(token) as client:
-        wait_final(client, _submit(client, b"not an archive"))
+        wait_final(client, submit_bytes(client, b"not an archive"))
     work = host.db.parent / "host-work"
     info = work.stat()
     assert info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) & 0o022 == 0
@@ -913,17 +882,17 @@ def test_kill_9_of_the_host_takes_its_validator_and_the_validators_bots_with_it(
     """kill -9 of the host while a build runs: the validator (PR_SET_PDEATHSIG) and the
     sandboxed build it started are gone within seconds, so a restarted host does not
     validate beside a leftover."""
-    host = _started(tmp_path)
+    host = fresh_host(tmp_path)
     seconds = f"{60 + os.getpid() % 1000}.{os.getpid() % 7}"  # a command line no other test has
     validators: list[int] = []
     builds: list[int] = []
     try:
         token = account(host.db, "alice")
         folder = bot_folder(tmp_path, "killed-build")
-        (folder / "bot.toml").write_bytes(_manifest("killed-build",
+        (folder / "bot.toml").write_bytes(manifest_bytes("killed-build",
                                                     extra=f'entry = "bot.py"\nbuild = ["sleep", "{seconds}"]\n'))
         with host.client(token) as client:
-            number = _submit(client, pack(folder))
+            number = submit_bytes(client, pack(folder))
         for _ in range(240):
             if "building:" in _status(host.db, number)[1] and processes_with(f"sleep {seconds}"):
                 break
@@ -956,12 +925,12 @@ LADDER: Final = ('name = "ladder"\nmode = "ladder"\nopen = true\n[time]\nmove_ms
 
 
 @pytest.mark.parametrize(("files", "said"), [
-    pytest.param({"bot.toml": _manifest("breaker", extra='entry = ".git/bot.py"\n'), ".git/bot.py": RANDOM_BOT},
+    pytest.param({"bot.toml": manifest_bytes("breaker", extra='entry = ".git/bot.py"\n'), ".git/bot.py": RANDOM_BOT},
                  "not part of a bot's code", id="entry-in-an-ignored-folder"),
-    pytest.param({"bot.toml": _manifest("breaker", extra='entry = "bot.py"\nbuild = ["/bin/sh", "-c", '
+    pytest.param({"bot.toml": manifest_bytes("breaker", extra='entry = "bot.py"\nbuild = ["/bin/sh", "-c", '
                                         '"echo \'name = [\' > bot.toml"]\n'), "bot.py": RANDOM_BOT},
                  "changed or removed bot.toml", id="build-rewrites-bot.toml"),
-    pytest.param({"bot.toml": _manifest("breaker", extra='command = ["{python}", ".git/bot.py"]\n'),
+    pytest.param({"bot.toml": manifest_bytes("breaker", extra='command = ["{python}", ".git/bot.py"]\n'),
                   ".git/bot.py": (REPO / "benchmarks" / "trivial_raw" / "bot.py").read_bytes()},
                  "crash before hello", id="command-runs-a-file-in-git"),
 ])
@@ -975,16 +944,16 @@ def test_a_bot_whose_kept_copy_would_not_load_is_refused_at_the_door(tmp_path: P
     Both are refused now, with the reason; the honest bot is entered."""
     ladder = tmp_path / "ladder.toml"
     ladder.write_text(LADDER, encoding="utf-8")
-    host = _started(tmp_path, "--ladder", ladder)
+    host = fresh_host(tmp_path, "--ladder", ladder)
     try:
         with host.client(account(host.db, "mallory")) as client:
-            number = _submit(client, _tar(files))
+            number = submit_bytes(client, tar_gz(files))
         with host.client(account(host.db, "bob")) as client:
-            honest = _submit(client, _tar({"bot.toml": _manifest("bobs-bot"), "bot.py": RANDOM_BOT}))
+            honest = submit_bytes(client, tar_gz({"bot.toml": manifest_bytes("bobs-bot"), "bot.py": RANDOM_BOT}))
         status, reason = _decided(host.db, number)
         assert _decided(host.db, honest)[0] == "accepted"
     finally:
-        _stop(host)
+        stop_host(host)
     assert status == "refused" and said in reason, (status, reason)
     with Store(host.db) as store:
         assert store.versions("breaker", withdrawn=True) == []
@@ -996,21 +965,21 @@ def test_a_disabled_accounts_queued_uploads_are_not_validated_or_entered(tmp_pat
     accepted, claimed for it and entered.  They are refused now, before any of their code
     runs.  The queue is held by another author's build that sleeps until the test ends it,
     so the account is surely disabled while its upload waits."""
-    host = _started(tmp_path)
+    host = fresh_host(tmp_path)
     marker = f"{3000 + os.getpid() % 1000}.{os.getpid() % 7}"  # a command line no other process has
     try:
         bob, mallory = account(host.db, "bob"), account(host.db, "mallory")
         with host.client(bob) as client:
-            blocker = _submit(client, _tar({"bot.toml": _manifest("blocker", extra=f'entry = "bot.py"\nbuild = '
-                                                                  f'["sleep", "{marker}"]\n'),
-                                            "bot.py": RANDOM_BOT}))
+            building = f'entry = "bot.py"\nbuild = ["sleep", "{marker}"]\n'
+            blocker = submit_bytes(client, tar_gz({"bot.toml": manifest_bytes("blocker", extra=building),
+                                                   "bot.py": RANDOM_BOT}))
         for _ in range(1200):
             if processes_with(f"sleep {marker}"):
                 break
             time.sleep(0.25)
         assert processes_with(f"sleep {marker}"), "the blocking build never started"
         with host.client(mallory) as client:
-            number = _submit(client, _tar({"bot.toml": _manifest("mallorys-bot"), "bot.py": RANDOM_BOT}))
+            number = submit_bytes(client, tar_gz({"bot.toml": manifest_bytes("mallorys-bot"), "bot.py": RANDOM_BOT}))
         with Ledger(host.db) as ledger:
             ledger.disable_account("mallory", actor="operator")
             assert _status(host.db, number)[0] == "queued"
@@ -1020,7 +989,7 @@ def test_a_disabled_accounts_queued_uploads_are_not_validated_or_entered(tmp_pat
         log = _status(host.db, number)[1]
     finally:
         kill_all(f"sleep {marker}")
-        _stop(host)
+        stop_host(host)
     assert status == "refused" and "disabled" in reason, (status, reason)
     assert "validating" not in log, "its code ran"
     with Store(host.db) as store, Ledger(host.db) as ledger:
@@ -1047,10 +1016,10 @@ def test_one_author_cannot_make_the_public_front_page_megabytes_long(host: Host)
     huge = "A" * (4 * 1024 * 1024)
     manifest = (f'name = "megapage"\nversion = "1.0.0"\ndescription = "{huge}"\nvariants = ["scat"]\n'
                 'entry = "bot.py"\n').encode()
-    archive = _tar({"bot.toml": manifest, "bot.py": RANDOM_BOT})
+    archive = tar_gz({"bot.toml": manifest, "bot.py": RANDOM_BOT})
     assert len(archive) < 64 * 1024
     with host.client(account(host.db, "mallory")) as client:
-        state = wait_final(client, _submit(client, archive))
+        state = wait_final(client, submit_bytes(client, archive))
     assert state["status"] == "refused" and "at most 1,000" in state["reason"], state
     with host.client() as visitor:
         front = visitor.get("/")
@@ -1062,10 +1031,10 @@ def test_the_per_address_limits_count_an_ipv6_network_not_each_of_its_addresses(
     one by one, each was a fresh quota (sign-ups, submissions, failed tokens).  With a limit
     of 2 sign-ups a day, three from one /64 all succeeded; the third is refused now, while
     another network and an IPv4 address written in IPv6 count apart."""
-    host = _started(tmp_path, *BEHIND_A_PROXY, "--signup", "--per-address-day", "2")
+    host = fresh_host(tmp_path, *BEHIND_A_PROXY, "--signup", "--per-address-day", "2")
     try:
         with host.client() as client:
-            nonce = _nonce(client, "/signup")
+            nonce = form_nonce(client, "/signup")
 
             def sign_up(name: str, address: str) -> int:
                 return client.post("/signup", data={"nonce": nonce, "name": name},
@@ -1076,7 +1045,7 @@ def test_the_per_address_limits_count_an_ipv6_network_not_each_of_its_addresses(
             mapped = [sign_up(f"four{i}", address) for i, address in enumerate(["192.0.2.7", "::ffff:192.0.2.7",
                                                                                   "192.0.2.7"])]
     finally:
-        _stop(host)
+        stop_host(host)
     assert made == [200, 200, 400], made
     assert elsewhere == 200
     assert mapped == [200, 200, 400], mapped
