@@ -24,7 +24,7 @@ bot was pinned to (``sched_setaffinity``).  Machine-wide counts a bot could move
 another read are closed too: the kernel's asynchronous I/O events (:data:`AIO_CALLS`),
 socket cookies (:data:`SOCKET_COOKIES`), the count of processes in pidfds' inode numbers
 (:data:`CLONE_PIDFD`) and same-page merging (``MADV_MERGEABLE``, :data:`PRCTL_DENIED`);
-mount ids and secret memory are absent (:data:`ABSENT`).
+mount ids and secret memory are absent (:data:`ABSENT`, :data:`UNIQUE_MOUNT_IDS`).
 
 The calls refused here are hints and probes: no runtime needs them to start or play
 (bots in Python, C, JavaScript and Rust are tested to), and allocators' own ``madvise``
@@ -41,7 +41,7 @@ from typing import Any, Final
 
 __all__ = ["ABSENT", "AIO_CALLS", "CLONE_NAMESPACES", "CLONE_PIDFD", "DENIED", "FCNTL_DENIED", "FUTEX_REFUSED",
            "FUTEX_SHARED_WAITS", "FUTEX_SHARED_WAKES", "MADVISE_DENIED", "PRCTL_DENIED", "RWF_NOWAIT",
-           "SOCKET_COOKIES", "available", "bpf_program", "memfd"]
+           "SOCKET_COOKIES", "UNIQUE_MOUNT_IDS", "available", "bpf_program", "memfd"]
 
 DENIED = (
     # the network and other processes' sockets
@@ -100,6 +100,9 @@ ABSENT: Final = ("memfd_secret", "statmount", "listmount")
 """Calls that answer ENOSYS as on an older kernel: memory taken out of the kernel's own map
 (splitting it can slow the whole machine), and mount ids, numbered by one counter for the
 machine (how many sandboxes started before this one)."""
+UNIQUE_MOUNT_IDS: Final = {"statx": (3, 0x4000), "name_to_handle_at": (4, 0x001)}
+"""The same unique mount ids asked of ``statx`` (``STATX_MNT_ID_UNIQUE`` in its mask) and of
+``name_to_handle_at`` (``AT_HANDLE_MNT_ID_UNIQUE``): (the argument, its bit), refused."""
 RWF_NOWAIT: Final = 0x00000008
 """``preadv2``/``pwritev2`` flag that fails with EAGAIN unless the data is cached: a
 residency probe, refused with EPERM (the same calls without it are plain reads and writes)."""
@@ -179,6 +182,8 @@ def bpf_program() -> bytes:
                for option in SOCKET_COOKIES.values()]
     wanted += [(deny, call, (pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT),))
                for call in ("preadv2", "pwritev2")]
+    wanted += [(deny, call, (pyseccomp.Arg(arg, pyseccomp.MASKED_EQ, bit, bit),))
+               for call, (arg, bit) in UNIQUE_MOUNT_IDS.items()]
     futex_answers = ((pyseccomp.ERRNO(0), FUTEX_SHARED_WAKES), (pyseccomp.ERRNO(errno.EAGAIN), FUTEX_SHARED_WAITS),
                      (deny, FUTEX_REFUSED))
     wanted += [(action, "futex", (pyseccomp.Arg(1, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG | FUTEX_COMMAND, command),))

@@ -106,6 +106,16 @@ def test_kernel_interfaces_no_bot_needs_answer_enosys(box: Sandbox, side_channel
     assert report[attempt] == "ENOSYS", report[attempt]
 
 
+@pytest.mark.parametrize("attempt", ["statx_mount_id", "handle_mount_id"])
+def test_the_unique_mount_ids_are_not_given_by_other_calls(box: Sandbox, side_channels: tuple[Played, dict[str, Any]],
+                                                           attempt: str) -> None:
+    """``statx`` (``STATX_MNT_ID_UNIQUE``) and ``name_to_handle_at`` (``AT_HANDLE_MNT_ID_UNIQUE``)
+    gave the same counted mount ids as ``statmount``."""
+    needs(box, "seccomp")
+    _, report = side_channels
+    assert report[attempt] == "EPERM", report[attempt]
+
+
 def test_cpu_affinity_cannot_be_widened(box: Sandbox, side_channels: tuple[Played, dict[str, Any]]) -> None:
     needs(box, "seccomp")
     _, report = side_channels

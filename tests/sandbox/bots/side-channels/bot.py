@@ -8,7 +8,7 @@ reports the outcomes and plays on legally.
   a thread's exit could wake it), a private one (which sleeps), a shared wake, and the
   newer ``futex_wait`` and ``futex_waitv`` calls;
 - memory hidden from the kernel (``memfd_secret``) and the machine's mount ids
-  (``statmount``, ``listmount``);
+  (``statmount``, ``listmount``, ``statx`` and ``name_to_handle_at`` asking for them);
 - a new user namespace through a raw ``clone`` (``unshare`` is filtered by name), and a
   thread (which must keep working: the C library falls back from ``clone3`` to ``clone``);
 - widening its CPU affinity to every core;
@@ -46,7 +46,8 @@ SHARED = "/usr/bin/env"  # any file every bot can read
 SYS_CLONE, SYS_CACHESTAT, SYS_PIDFD_OPEN, SYS_PROCESS_MADVISE = 56, 451, 434, 440  # x86_64
 SYS_MADVISE, SYS_FCNTL, SYS_SET_ROBUST_LIST = 28, 72, 273
 SYS_FUTEX, SYS_FUTEX_WAITV, SYS_FUTEX_WAIT = 202, 449, 455
-SYS_MEMFD_SECRET, SYS_STATMOUNT, SYS_LISTMOUNT = 447, 457, 458
+SYS_MEMFD_SECRET, SYS_STATMOUNT, SYS_LISTMOUNT, SYS_STATX, SYS_NAME_TO_HANDLE_AT = 447, 457, 458, 332, 303
+STATX_MNT_ID_UNIQUE, AT_HANDLE_MNT_ID_UNIQUE = 0x4000, 0x001
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_PRIVATE_FLAG = 0, 1, 128
 HIGH = 1 << 32  # a high bit the kernel ignores in an int argument: a filter comparing 64 bits does not
 MADV = {"cold": 20, "pageout": 21, "willneed": 3, "remove": 9, "populate_read": 22}
@@ -89,6 +90,13 @@ def ofd_lock(fd: int) -> None:
 def ofd_lock_high(fd: int) -> int:
     lock = ctypes.create_string_buffer(struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 1, 0))
     return check(libc.syscall(SYS_FCNTL, fd, ctypes.c_long(HIGH | F_OFD_SETLK), lock))
+
+
+def statx_mount_id() -> int:
+    """The unique (machine-wide, counted) mount id of ``/`` through ``statx``."""
+    buffer = ctypes.create_string_buffer(256)
+    check(libc.syscall(SYS_STATX, -100, b"/", 0, STATX_MNT_ID_UNIQUE, buffer))
+    return int.from_bytes(buffer.raw[144:152], "little")  # stx_mnt_id
 
 
 def robust_list() -> int:
@@ -267,6 +275,9 @@ def attack() -> dict[str, object]:
         "memfd_secret": outcome(lambda: check(libc.syscall(SYS_MEMFD_SECRET, 0))),
         "statmount": outcome(lambda: check(libc.syscall(SYS_STATMOUNT, None, None, 0, 0))),
         "listmount": outcome(lambda: check(libc.syscall(SYS_LISTMOUNT, None, None, 0, 0))),
+        "statx_mount_id": outcome(statx_mount_id),
+        "handle_mount_id": outcome(lambda: check(libc.syscall(SYS_NAME_TO_HANDLE_AT, -100, b"/", None, None,
+                                                              AT_HANDLE_MNT_ID_UNIQUE))),
         "lease": outcome(with_shared(lambda fd: fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK))),
         "inotify": outcome(inotify),
         "dnotify": outcome(dnotify),
