@@ -41,6 +41,7 @@ from arena.errors import ArenaError
 from arena.tournament.views import ResultsError, variants_played
 from arena.web import allocator, pages
 from arena.web.botpage import bot_names
+from arena.web.h2guard import guard_h2
 from arena.web.hosts import KnownHosts
 from arena.web.matchpage import choices
 from arena.web.overview import status
@@ -297,6 +298,7 @@ def serve_app(make_app: Callable[[], ASGIApp], config: Config, announce: Callabl
             nursery.cancel_scope.cancel()
 
     allocator.settle()  # before any thread: one that allocates keeps the arena it was given
+    guard_h2()
     try:
         trio.run(main)
     except KeyboardInterrupt:  # a second Ctrl+C while the server stopped
