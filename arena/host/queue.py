@@ -20,10 +20,10 @@ from typing import Final, TypeVar
 
 import trio
 
-from arena.errors import ArenaError
 from arena.host.config import HostConfig
 from arena.host.ledger import Ledger
 from arena.host.validate import command
+from arena.tournament.store import StoreError
 
 __all__ = ["Queue"]
 
@@ -65,7 +65,7 @@ class Queue:
                                            stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
             except OSError as error:  # no process could start (no file descriptor left ...): later
                 _trouble(f"starting the validator of submission {claimed}", error)
-                await self._persist("queueing it again", self._requeue)
+                await self._persist("queueing it again", partial(self._queue_again, claimed))
                 await trio.sleep(IDLE_S)
                 continue
             await self._persist(f"ending submission {claimed}'s validation",
@@ -78,13 +78,12 @@ class Queue:
         while True:
             try:
                 return await trio.to_thread.run_sync(step)
-            except (ArenaError, OSError, sqlite3.Error) as error:
+            except (StoreError, OSError, sqlite3.OperationalError) as error:  # a bug's error still ends it
                 _trouble(what, error)
                 await trio.sleep(IDLE_S)
 
     def _requeue(self) -> None:
-        """Put back what was being validated (by a host that died, or a validator that
-        could not start)."""
+        """Put back what a host that died was validating."""
         with Ledger(self.config.db) as ledger:
             ledger.requeue_interrupted()
 
@@ -103,6 +102,12 @@ class Queue:
                       "host's log); submit it again")
             ledger.append_log(submission, f"refused: {reason}")
             ledger.set_status(submission, "refused", reason=reason)
+
+    def _queue_again(self, submission: int) -> None:
+        """Put back a submission whose validator could not start."""
+        with Ledger(self.config.db) as ledger:
+            ledger.append_log(submission, "queued again: its validator could not start (the host's log says why)")
+            ledger.set_status(submission, "queued")
 
     def _claim(self) -> int | None:
         with Ledger(self.config.db) as ledger:

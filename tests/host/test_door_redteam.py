@@ -318,7 +318,7 @@ def test_sign_ins_sent_at_once_do_not_open_more_sessions_than_an_hour_allows(hos
     with Ledger(host.db) as ledger:
         opened = sum(1 for entry in ledger.audit(limit=10_000) if entry.action == "sign in")
     assert opened <= 20, f"one account signed in {opened} times in an hour (limit 20); answers {sorted(answers)}"
-    assert answers.count(303) == opened and answers.count(429) == 60 - opened, sorted(answers)
+    assert answers.count(303) == opened, sorted(answers)
 
 
 def test_behind_tls_a_cookie_planted_by_a_sibling_subdomain_does_not_sign_anyone_in(tmp_path: Path) -> None:
@@ -492,14 +492,13 @@ def test_versions_that_read_the_same_are_not_two_programs(host: Host) -> None:
 
 
 def _host_with_files(tmp_path: Path, files: int) -> Host:
-    """``start_host`` with the process's open-file limit at ``files`` (as systemd's default
-    soft limit, 1024, for a unit that sets no ``LimitNOFILE``: the unit in docs/HOSTING.md)."""
+    """``start_host`` with the process's open-file limits, soft and hard, at ``files``
+    (systemd's default soft limit is 1,024)."""
     db = tmp_path / "arena.db"
     Store(db).close()
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
 
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (files, hard))
+    def limited() -> None:  # hard too: the host may not raise it, so its own bounds are what is tested
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
 
     with (tmp_path / "host.err").open("w") as errors:
         process = subprocess.Popen(arena_command("host", "--db", db, "--port", 0), stdout=subprocess.PIPE,
