@@ -33,12 +33,12 @@ SCREENSHOTS = REPO / "results" / "screenshots"
 TIMEOUT_S = 120
 
 PAYLOADS = {
-    "version": "1.0<img src=x onerror=\"window.__pwned='version'\">",
     "author": "<script>window.__pwned='author'</script><svg onload=\"alert('author')\"></svg>",
     "description": "</script><script>window.__pwned='description'</script><b onmouseover=alert(1)>bold</b>{{ 7 * 7 }}",
 }
 """Bot-supplied manifest text (what the registry keeps of it) that would run in a page that
-did not escape it; the last also tries a template expression."""
+did not escape it; the last also tries a template expression.  (A version can hold no
+markup: it is printable ASCII of letters, digits and ``.+-_~!``.)"""
 STDERR_PAYLOAD = "</script><script>window.__pwned='stderr'</script><img src=x onerror=\"alert('stderr')\">"
 
 CRASHER = f'''"""Writes markup to stderr and exits at its first decision: its fault's detail carries it."""
