@@ -55,6 +55,10 @@ HURRY = TimeControl(move_ms=300, bank_ms=300, first_move_ms=400, startup_ms=5000
 MATCH_TIMEOUT_S = 40
 """A referee that has not returned by then did not survive (the test fails, not hangs)."""
 REPORT_WAIT_S = 5.0
+SETTLE_S = 60.0
+"""How long a reporter's stderr pipe may take to empty into the referee's tail: a bound a
+saturated machine cannot reach, there only so that a bot that never stops writing cannot
+hang the test."""
 FORFEIT = FaultPolicy()
 
 
@@ -543,6 +547,9 @@ def play(
                     with trio.move_on_after(REPORT_WAIT_S):
                         while b"REPORT " not in bot.stderr_tail:
                             await trio.sleep(0.01)
+                    # and the rest of what it wrote: on a loaded machine the last lines were
+                    # still in the pipe (a report of 26 decisions read for 32 made)
+                    await bot._stderr_settled(SETTLE_S)
             stderr = [b.stderr_text(100_000) if isinstance(b, Bot) else "" for b in bots]
             stderr_bytes = [b.stderr_bytes if isinstance(b, Bot) else 0 for b in bots]
             played = Played(result, list(bots), watches, stderr, stderr_bytes, [], extra)
