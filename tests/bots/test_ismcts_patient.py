@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from ismcts_module import load_bot
 
 from arena.cards import Card
@@ -72,6 +73,7 @@ def _strong_hands(seed: int) -> list[tuple[float, str]]:
     return found
 
 
+@pytest.mark.long(28)
 def test_the_search_bot_knocks_a_strong_hand_against_a_patient_opponent() -> None:
     """Six matches at fixed deals, so the same answers every run: 0.5.0 waited on 35 such
     turns and knocked on 3; now it knocks on 5 and waits on 6."""

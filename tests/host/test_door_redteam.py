@@ -511,6 +511,7 @@ def _host_with_files(tmp_path: Path, files: int) -> Host:
     return Host(found.group().rstrip("/"), process, db)
 
 
+@pytest.mark.long(26)
 def test_one_stranger_trickling_form_bodies_cannot_take_the_host_down(tmp_path: Path) -> None:
     """Found (high, availability, no account needed): the sign-in form's body may take
     ``--upload-seconds`` (120 s) to arrive, a connection is dropped only after 60 s of

@@ -211,6 +211,7 @@ def test_kill_9_during_validation_loses_nothing_and_the_restart_finishes_the_que
         assert sorted(v.bot for v in store.versions()) == ["bot-0", "bot-1", "bot-2"]
 
 
+@pytest.mark.long(120)
 def test_twenty_authors_submitting_at_once_are_each_acknowledged_once_and_validated(tmp_path: Path) -> None:
     """Twenty accounts upload at the same moment (a barrier): every upload is acknowledged
     with its own number, stored once, and the queue validates them all."""
@@ -305,6 +306,7 @@ def test_a_validation_past_its_time_is_killed_and_refused_and_the_queue_goes_on(
         assert store.versions() == []
 
 
+@pytest.mark.long(27)
 def test_the_hosts_ladder_plays_the_bots_authors_enter_and_dies_with_the_host(tmp_path: Path) -> None:
     """Two authors enter a bot each; the host's ladder, waiting for bots until then, plays
     them against each other; killed with kill -9, the host leaves no ladder running."""
@@ -364,6 +366,7 @@ def _keeper_pids(db: Path) -> list[int]:
     return found
 
 
+@pytest.mark.long(40)
 def test_a_competition_takes_entries_until_its_deadline_then_plays_its_final_and_publishes_its_key(
         tmp_path: Path) -> None:
     db = tmp_path / "arena.db"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hosttools import BOTS, Host, account, bot_folder, start_host, wait_final
 
 from arena.host.archive import pack
@@ -67,6 +68,7 @@ def enter(host: Host, tokens: dict[str, str], folders: list[tuple[str, Path]]) -
             assert state["status"] == "accepted", state
 
 
+@pytest.mark.long(200)
 def test_thirty_bots_of_ten_accounts_faulting_replaced_and_killed_keep_a_fair_ladder(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     Store(db).close()

@@ -101,6 +101,7 @@ def test_a_ladder_file_is_not_a_round_robin_and_says_which_command_plays_it(home
     assert done.returncode == 2 and "is a ladder" in done.stderr and "arena ladder" in done.stderr, done.stderr
 
 
+@pytest.mark.long(27)
 def test_a_version_that_keeps_faulting_is_paused_and_a_new_version_plays_again(home: Path) -> None:
     bots = [authored(home, f"{who}-1", who) for who in ("ann", "bob")]
     faulty = authored(home, "cy-1", "cy")

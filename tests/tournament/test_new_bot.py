@@ -77,6 +77,7 @@ def readme_steps(readme: str) -> tuple[dict[str, str], list[list[str]], list[str
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.long(35)
 def test_every_command_of_a_new_bot_s_readme_works_as_written(home: Path, language: str) -> None:
     """``arena new-bot``, then each command its README gives, copied as a reader would
     (it said ``arena run FILE # then: arena table FILE``, which fails, and that ``--json``

@@ -200,6 +200,7 @@ def worker_of(run: set[tuple[int, int]]) -> int:
     return pid
 
 
+@pytest.mark.long(28)
 def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
     shared: Path, home: Path, bots: dict[str, Path]
 ) -> None:
@@ -258,6 +259,7 @@ def test_a_run_stopped_every_way_resumes_to_the_results_of_an_uninterrupted_run(
         assert ratings_by_bot(db, scope) == ratings_by_bot(straight, scope)
 
 
+@pytest.mark.long(30)
 def test_a_table_whose_workers_keep_dying_is_given_up_and_said_so(home: Path, bots: dict[str, Path]) -> None:
     """A table is played again on a fresh worker when its worker dies; after three deaths
     it is given up, never dropped in silence: the run says which matches were not played
@@ -440,6 +442,7 @@ HOSTILE = {"crash": "crash", "illegal": "illegal_action", "hang": "timeout", "cr
 """Test bot -> the kind of fault it commits in every match."""
 
 
+@pytest.mark.long(35)
 def test_hostile_entrants_fault_in_their_matches_and_the_run_completes(home: Path, bots: dict[str, Path]) -> None:
     folders = [REFEREE_BOTS / name.replace("-", "_") for name in HOSTILE]
     path = tournament_file(home, "hostile", [bots["threshold"], *folders], [("scat", [2])], deals=2,
@@ -500,6 +503,7 @@ def test_a_database_folder_the_bots_users_cannot_enter_still_plays_behind_every_
         assert "uid" in layers and "seccomp" in layers and "landlock" in layers
 
 
+@pytest.mark.long(27)
 def test_the_deal_key_is_kept_exported_and_replays_the_same_deals(home: Path, bots: dict[str, Path]) -> None:
     """No bot sees the key; the operator can export it and play the same deals elsewhere."""
     path = tournament_file(home, "keyed", [bots["random"], bots["lucky"]], [("scat", [2])], deals=2)
@@ -531,6 +535,7 @@ def test_the_deal_key_is_kept_exported_and_replays_the_same_deals(home: Path, bo
 # -- authors apart --------------------------------------------------------------------------------
 
 
+@pytest.mark.long(50)
 def test_a_tournament_played_until_settled_says_once_that_authors_are_kept_apart(
     home: Path, bots: dict[str, Path]
 ) -> None:

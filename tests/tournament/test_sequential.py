@@ -60,6 +60,7 @@ def test_a_clearly_better_bot_is_called_better_stored_and_shown_again(home: Path
     assert [r["bot"] for r in table["standings"]] == ["heuristic", "random"]
 
 
+@pytest.mark.long(27)
 def test_a_test_scored_with_the_luck_taken_out_decides_and_shows_again(home: Path) -> None:
     db = home / "arena.db"
     args = ("test", "heuristic", "random", "-v", "scat", "--luck", "--batch", "8", "--db", db, "-q")
@@ -94,6 +95,7 @@ def test_test_mistakes_are_one_clear_line(home: Path, extra: tuple[str, ...], me
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.long(30)
 def test_a_settled_tournament_stops_once_its_order_is_clear(home: Path) -> None:
     path = tournament_file(home, "settling", ["heuristic", "random"], deals=6,
                            extra="[settle]\nconfidence = 0.95\nmax_matches = 200")
@@ -108,6 +110,7 @@ def test_a_settled_tournament_stops_once_its_order_is_clear(home: Path) -> None:
         assert (store.tournament_spec("settling") or {})["deals"] == 12
 
 
+@pytest.mark.long(35)
 def test_a_tournament_can_settle_on_luck_adjusted_comparisons(home: Path) -> None:
     path = tournament_file(home, "lucky", ["heuristic", "random"], deals=6,
                            extra="[settle]\nconfidence = 0.95\nmax_matches = 200\nluck = true")
@@ -145,6 +148,7 @@ def test_a_field_of_bundled_bots_shares_the_table_with_a_bot_of_another_author(h
         assert store.matches(), "the test played no match"
 
 
+@pytest.mark.long(50)
 def test_two_copies_of_a_deterministic_bot_are_not_better_and_the_report_says_they_played_alike(
         home: Path) -> None:
     """Every deal level: the old test floored the variance and ended at deal 8 with an LLR of
@@ -176,6 +180,7 @@ def test_two_folders_of_one_name_are_two_tests() -> None:
         sequential.TestPlan("../v2/mybot", "../v1/mybot").title
 
 
+@pytest.mark.long(30)
 def test_base_plays_at_its_own_time_control_and_new_at_the_tests(home: Path) -> None:
     """--base-move-ms gives BASE its own time control (a strength ladder's rung at 15 ms),
     NEW keeping --move-ms: each copy of the clock-watching bot crashes at the start of a

@@ -261,6 +261,7 @@ def test_repeated_looks_spend_the_confidence_once() -> None:
     assert look_confidence(0.95, 1, 1) == pytest.approx(0.95)
 
 
+@pytest.mark.long(35)
 def test_equal_bots_looked_at_many_times_are_rarely_settled() -> None:
     """Two equal bots heads-up, a look every 4 deals up to 200 deals (50 looks), 40 runs:
     judged as ``[settle]`` judges (the fitted order's neighbours, each look at its spent

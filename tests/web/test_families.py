@@ -3,6 +3,7 @@ through, as the spectator and as a seat, without an error."""
 
 from __future__ import annotations
 
+import pytest
 from webtools import Server, Watched, WebData, every_variant
 
 STEP_THROUGH = """steps => {
@@ -11,6 +12,7 @@ STEP_THROUGH = """steps => {
 }"""
 
 
+@pytest.mark.long(35)
 def test_every_variant_replays_from_the_first_step_to_the_last_in_every_view(
         tab: Watched, server: Server, web_data: WebData) -> None:
     page = tab.page
