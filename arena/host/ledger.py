@@ -412,10 +412,17 @@ class Ledger:
                 raise FloodError(_flood(who, len(times), limit, times, now))
 
     def claim_next(self, *, now: float | None = None) -> Submission | None:
-        """Take the oldest queued submission for validation (status ``building``); one
-        transaction, so two validators never take the same one."""
+        """Take the next queued submission for validation (status ``building``); one
+        transaction, so two validators never take the same one.
+
+        Next is each account's first of its day before anyone's second, and so on, the
+        oldest first among equals: an author who queues twenty uploads holds the validator
+        for one of them before a later author's first, not for all twenty."""
         with self._transaction():
-            row = self._db.execute("SELECT id FROM submissions WHERE status = 'queued' ORDER BY id LIMIT 1").fetchone()
+            row = self._db.execute(
+                "SELECT id FROM submissions AS s WHERE status = 'queued' ORDER BY"
+                " (SELECT COUNT(*) FROM submissions AS t WHERE t.account = s.account AND t.created > s.created - ?"
+                " AND t.id < s.id), id LIMIT 1", (DAY_S,)).fetchone()
             if row is None:
                 return None
             self._db.execute("UPDATE submissions SET status = 'building', updated = ? WHERE id = ?",

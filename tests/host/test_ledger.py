@@ -338,6 +338,19 @@ def test_the_queue_hands_out_the_oldest_first_and_keeps_the_archive(ledger: Ledg
     assert ledger.submission(99) is None
 
 
+def test_the_queue_takes_each_authors_first_of_the_day_before_anyones_second(ledger: Ledger) -> None:
+    for name in ("ann", "bob", "cid"):
+        add(ledger, name)
+    ann = [enqueue(ledger, "ann", now=NOW + i) for i in range(4)]
+    ledger.claim_next(now=NOW + 5)  # ann's first, being validated while the others queue
+    bob = enqueue(ledger, "bob", now=NOW + 6)
+    cid = enqueue(ledger, "cid", now=NOW + 7)
+    order = [ann[0]]
+    while (claimed := ledger.claim_next(now=NOW + 8)) is not None:
+        order.append(claimed.id)
+    assert order == [ann[0], bob, cid, ann[1], ann[2], ann[3]]
+
+
 def test_validators_at_once_never_take_the_same_submission(db: Path) -> None:
     with Ledger(db) as ledger:
         add(ledger, "bob")
