@@ -23,7 +23,7 @@ import resource
 import secrets
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Any, Final, cast
 
@@ -163,13 +163,9 @@ class _Door:
         if isinstance(account, Response):
             return account
         address = _address(request)
-        refused = await self._before_upload(account, address)
-        if refused is not None:
-            return _api_error(429, refused, close=True)
-        with self.flight.admit({f"account {account.name}": inflight.UPLOADS_PER_ACCOUNT,
-                                f"address {address}": inflight.UPLOADS_PER_ADDRESS}) as admitted:
-            if not admitted:
-                return _api_error(429, BUSY_UPLOADING, close=True)
+        async with self._uploading(account, address) as refused:
+            if refused is not None:
+                return _api_error(429, refused, close=True)
             try:
                 body = await read_body(request, self.config.archive.archive_bytes, self.config.body_seconds)
             except BodyError as error:
@@ -225,9 +221,11 @@ class _Door:
             return None
         return found
 
-    async def _before_upload(self, account: Account, address: str) -> str | None:
-        """Why an upload would be refused for its sender's day's limit, asked before its
-        body is read (and asked again when it is queued)."""
+    @contextlib.asynccontextmanager
+    async def _uploading(self, account: Account, address: str) -> AsyncIterator[str | None]:
+        """Why an upload is refused before its body is read (its sender's day's limit, asked
+        again when it is queued, or its uploads in flight), or None: it then counts as in
+        flight until the block ends."""
 
         def check(ledger: Ledger) -> str | None:
             try:
@@ -237,7 +235,13 @@ class _Door:
                 return str(error)
             return None
 
-        return cast("str | None", await self.call(check))
+        refused = cast("str | None", await self.call(check))
+        if refused is not None:
+            yield refused
+            return
+        with self.flight.admit({f"account {account.name}": inflight.UPLOADS_PER_ACCOUNT,
+                                f"address {address}": inflight.UPLOADS_PER_ADDRESS}) as admitted:
+            yield None if admitted else BUSY_UPLOADING
 
     async def _enqueue(self, account: Account, address: str, body: bytes, tournament: str | None) -> Submission | str:
         """The queued submission, or why it was not queued (``limit: ...`` for a flood)."""
@@ -342,11 +346,9 @@ class _Door:
             return RedirectResponse("/login", status_code=303)
         account, csrf = signed
         address = _address(request)
-        refused = await self._before_upload(account, address)
-        with self.flight.admit({f"account {account.name}": inflight.UPLOADS_PER_ACCOUNT,
-                                f"address {address}": inflight.UPLOADS_PER_ADDRESS}) as admitted:
-            if refused is not None or not admitted:
-                response = await self._mine(request, account, csrf, 429, refused or BUSY_UPLOADING)
+        async with self._uploading(account, address) as refused:
+            if refused is not None:
+                response = await self._mine(request, account, csrf, 429, refused)
                 response.headers["connection"] = "close"  # its body is not read
                 return response
             try:

@@ -460,6 +460,39 @@ def test_one_account_past_its_daily_limit_cannot_make_the_host_hold_hundreds_of_
                             f"with 40 uploads in flight; they were answered {sorted(set(answers))}")
 
 
+def test_an_accounts_third_upload_while_two_are_arriving_is_answered_at_once(tmp_path: Path) -> None:
+    """The bound itself, for an account within its day's limit: with two of its bodies
+    still arriving, a third upload is answered 429 with ``Connection: close``, saying
+    why, and the two are heard once whole."""
+    host = fresh_host(tmp_path)
+    connections: list[socket.socket] = []
+    try:
+        token = account(host.db, "ann")
+        name, port = _address(host)
+        body = b"not an archive: the validator refuses it"
+        for _ in range(3):
+            sock = socket.create_connection((name, port), timeout=120)
+            sock.sendall(f"POST /api/submissions HTTP/1.1\r\nHost: {name}:{port}\r\n"
+                         f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n"
+                         "Content-Type: application/octet-stream\r\n\r\n".encode())
+            connections.append(sock)
+        ready = select.select(connections, [], [], 120)[0]  # which two are admitted is the host's choice
+        assert len(ready) == 1, "one of the three is answered before any body is sent"
+        refused = b""
+        while chunk := ready[0].recv(4096):  # the host closes it
+            refused += chunk
+        assert refused.startswith(b"HTTP/1.1 429") and b"connection: close" in refused.lower(), refused[:300]
+        assert b"still being received" in refused, refused
+        heard = [sock for sock in connections if sock is not ready[0]]
+        for sock in heard:
+            sock.sendall(body)
+        assert [_answer(sock) for sock in heard] == [202, 202]
+    finally:
+        for sock in connections:
+            sock.close()
+        stop_host(host)
+
+
 def test_versions_that_read_the_same_are_not_two_programs(host: Host) -> None:
     """Found (low, integrity of the results): "a version names one program"
     (``_check_new_version`` in arena/tournament/submit.py) compares version strings
