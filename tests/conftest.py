@@ -24,34 +24,35 @@ def vectors_dir() -> Path:
     return VECTORS_DIR
 
 
-@pytest.hookimpl(trylast=True)  # after -m has deselected what will not run
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected what will not run
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Start the tests marked ``long`` first, spread over the workers.
 
-    ``pytest-xdist``'s work stealing gives each worker a run of the collected tests, in
-    order, and lets idle workers take from the ends of others' runs.  A long test met late
-    in its worker's run was left running alone at the end: one that waits on a host's
-    ladder started after nine minutes of a ten-minute suite and held it four more.  So
-    the long tests are shared out, longest first, to the worker with the least of them,
-    and each worker's run opens with its share; the rest keep their order.  Every worker
-    collects the same order, as the distribution requires.
+    ``pytest-xdist``'s work stealing (``--dist worksteal``, as ``make test`` runs it) gives
+    each worker a run of the collected tests, in order, and lets idle workers take from
+    the ends of others' runs.  A long test met late in its worker's run was left running
+    alone at the end: one that waits on a host's ladder started after nine minutes of a
+    ten-minute suite and held it four more.  So the long tests are shared out, longest
+    first, to the worker with the least of them, and each worker's run opens with its
+    share; the rest keep their order.  Every worker collects the same order, as the
+    distribution requires.
     """
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers < 2:
+    if workers < 2 or config.getoption("dist", None) != "worksteal":
         return
     long = sorted((item for item in items if item.get_closest_marker("long")), key=_seconds, reverse=True)
     if not long:
         return
+    runs: list[int] = []  # the runs xdist hands out: what is left, split evenly
+    for k in range(workers):
+        runs.append((len(items) - sum(runs)) // (workers - k))
     shares: list[list[pytest.Item]] = [[] for _ in range(workers)]
-    for item in long:
-        min(shares, key=lambda share: sum(map(_seconds, share))).append(item)
+    for item in long:  # to the least loaded run with room (a run opens with its share)
+        room = [k for k in range(workers) if len(shares[k]) < runs[k]]
+        shares[min(room, key=lambda k: sum(map(_seconds, shares[k])))].append(item)
     chosen = set(long)
     rest = iter([item for item in items if item not in chosen])
-    ordered: list[pytest.Item] = []
-    for k, share in enumerate(shares):  # the runs xdist hands out: what is left, split evenly
-        size = (len(items) - len(ordered)) // (workers - k)
-        ordered += share + list(islice(rest, max(0, size - len(share))))
-    items[:] = ordered + list(rest)
+    items[:] = [item for k, share in enumerate(shares) for item in share + list(islice(rest, runs[k] - len(share)))]
 
 
 def _seconds(item: pytest.Item) -> float:

@@ -46,6 +46,10 @@ __all__ = [
 ]
 
 STATUSES: Final = ("queued", "building", "testing", "accepted", "refused")
+QUEUE_TURN_S: Final = 300.0
+"""How much later an upload counts in the validation queue for each upload its account
+made in the 24 hours before it (about a validation's time): a later author's first goes
+before it, a first that comes more than this later does not."""
 HOST_ACTOR: Final = "host"
 """The audit log's actor for what the host does by itself (lock-outs, validation results)."""
 SIGNUP_ACTOR: Final = "sign-up"
@@ -415,14 +419,15 @@ class Ledger:
         """Take the next queued submission for validation (status ``building``); one
         transaction, so two validators never take the same one.
 
-        Next is each account's first of its day before anyone's second, and so on, the
-        oldest first among equals: an author who queues twenty uploads holds the validator
-        for one of them before a later author's first, not for all twenty."""
+        Next is the oldest, each counted as if it had come :data:`QUEUE_TURN_S` later for
+        every upload its account made in the 24 hours before it: an author who queues a
+        day's uploads at once holds the validator for one of them before a later author's
+        first, and no upload waits behind newcomers for more than that many turns."""
         with self._transaction():
             row = self._db.execute(
-                "SELECT id FROM submissions AS s WHERE status = 'queued' ORDER BY"
+                "SELECT id FROM submissions AS s WHERE status = 'queued' ORDER BY s.created + ? *"
                 " (SELECT COUNT(*) FROM submissions AS t WHERE t.account = s.account AND t.created > s.created - ?"
-                " AND t.id < s.id), id LIMIT 1", (DAY_S,)).fetchone()
+                " AND t.id < s.id), id LIMIT 1", (QUEUE_TURN_S, DAY_S)).fetchone()
             if row is None:
                 return None
             self._db.execute("UPDATE submissions SET status = 'building', updated = ? WHERE id = ?",

@@ -1,5 +1,6 @@
-"""The host's validation queue: one submission at a time, oldest first, each in a process
-of its own (:mod:`arena.host.validate`).
+"""The host's validation queue: one submission at a time, in a process of its own
+(:mod:`arena.host.validate`), the oldest first but for an account's later uploads of a
+day (:meth:`~arena.host.ledger.Ledger.claim_next`).
 
 Submissions wait in the ledger, not in memory: the upload is committed before the author
 hears "queued", so a host killed at any moment loses none, and its restart puts back in

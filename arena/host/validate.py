@@ -1,6 +1,6 @@
 """Validating one submission, in a process of its own: ``python -m arena.host.validate``.
 
-The host claims the oldest queued submission and starts this module on it.  It unpacks
+The host claims the next queued submission and starts this module on it.  It unpacks
 the upload (:mod:`arena.host.archive`), checks that the name is the author's to use, and
 then validates exactly as ``arena submit`` does (:func:`arena.tournament.submit.submit`:
 manifest, build step, smoke matches in every variant claimed, all in the sandbox),

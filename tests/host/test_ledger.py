@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pytest
 
-from arena.host.ledger import LOCK_S, LOG_CAP, MAX_FAILURES, FloodError, Ledger, LedgerError
+from arena.host.ledger import DAY_S, LOCK_S, LOG_CAP, MAX_FAILURES, QUEUE_TURN_S, FloodError, Ledger, LedgerError
 from arena.tournament.store import Store
 
 T = TypeVar("T")
@@ -338,17 +338,23 @@ def test_the_queue_hands_out_the_oldest_first_and_keeps_the_archive(ledger: Ledg
     assert ledger.submission(99) is None
 
 
-def test_the_queue_takes_each_authors_first_of_the_day_before_anyones_second(ledger: Ledger) -> None:
-    for name in ("ann", "bob", "cid"):
+def test_the_queue_takes_a_later_authors_first_before_an_earlier_authors_second(ledger: Ledger) -> None:
+    for name in ("ann", "bob", "cid", "dan"):
         add(ledger, name)
     ann = [enqueue(ledger, "ann", now=NOW + i) for i in range(4)]
     ledger.claim_next(now=NOW + 5)  # ann's first, being validated while the others queue
     bob = enqueue(ledger, "bob", now=NOW + 6)
     cid = enqueue(ledger, "cid", now=NOW + 7)
+    dan = enqueue(ledger, "dan", now=NOW + 1 + QUEUE_TURN_S + 1)  # too late to go before ann's second
     order = [ann[0]]
-    while (claimed := ledger.claim_next(now=NOW + 8)) is not None:
+    while (claimed := ledger.claim_next(now=NOW + 2 * QUEUE_TURN_S)) is not None:
         order.append(claimed.id)
-    assert order == [ann[0], bob, cid, ann[1], ann[2], ann[3]]
+        ledger.set_status(claimed.id, "refused", reason="not a bot")
+    assert order == [ann[0], bob, cid, ann[1], dan, ann[2], ann[3]]
+    later = enqueue(ledger, "ann", now=NOW + DAY_S + 4)  # a day after ann's last: a first again
+    other = enqueue(ledger, "bob", now=NOW + DAY_S + 5)
+    assert [ledger.claim_next(now=NOW + DAY_S + 6), ledger.claim_next(now=NOW + DAY_S + 6)] == [
+        ledger.submission(later), ledger.submission(other)]  # bob's is a second (his first: 6 s into the day)
 
 
 def test_validators_at_once_never_take_the_same_submission(db: Path) -> None:
