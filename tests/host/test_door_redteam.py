@@ -392,6 +392,15 @@ def _status_kib(pid: int, field: str) -> int:
     raise AssertionError(f"no {field} for {pid}")
 
 
+def _upload_headers(host: Host, token: str, length: int) -> socket.socket:
+    """A connection that has sent an upload's headers (``length`` bytes to come) and no body."""
+    name, port = _address(host)
+    sock = socket.create_connection((name, port), timeout=120)
+    sock.sendall(f"POST /api/submissions HTTP/1.1\r\nHost: {name}:{port}\r\nAuthorization: Bearer {token}\r\n"
+                 f"Content-Length: {length}\r\nContent-Type: application/octet-stream\r\n\r\n".encode())
+    return sock
+
+
 def _answer(sock: socket.socket) -> int:
     """The status code of the HTTP/1.1 answer on ``sock``."""
     data = b""
@@ -430,15 +439,9 @@ def test_one_account_past_its_daily_limit_cannot_make_the_host_hold_hundreds_of_
             submit_bytes(client, b"not an archive: it uses the day's one submission")
             assert client.post("/api/submissions", content=b"x").status_code == 429  # the limit is reached
         baseline = _status_kib(host.process.pid, "VmRSS")
-        name, port = _address(host)
         size = 8 * MiB
         body = b"\0" * (size - 1)
-        for _ in range(40):
-            sock = socket.create_connection((name, port), timeout=120)
-            sock.sendall(f"POST /api/submissions HTTP/1.1\r\nHost: {name}:{port}\r\n"
-                         f"Authorization: Bearer {token}\r\nContent-Length: {size}\r\n"
-                         "Content-Type: application/octet-stream\r\n\r\n".encode())
-            connections.append(sock)
+        connections += [_upload_headers(host, token, size) for _ in range(40)]
         # a host that answers before reading is not sent the bodies (it would not read them)
         waiting, answered = list(connections), set()
         while waiting and (ready := select.select(waiting, [], [], 120)[0]):
@@ -468,14 +471,8 @@ def test_an_accounts_third_upload_while_two_are_arriving_is_answered_at_once(tmp
     connections: list[socket.socket] = []
     try:
         token = account(host.db, "ann")
-        name, port = _address(host)
         body = b"not an archive: the validator refuses it"
-        for _ in range(3):
-            sock = socket.create_connection((name, port), timeout=120)
-            sock.sendall(f"POST /api/submissions HTTP/1.1\r\nHost: {name}:{port}\r\n"
-                         f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n"
-                         "Content-Type: application/octet-stream\r\n\r\n".encode())
-            connections.append(sock)
+        connections += [_upload_headers(host, token, len(body)) for _ in range(3)]
         ready = select.select(connections, [], [], 120)[0]  # which two are admitted is the host's choice
         assert len(ready) == 1, "one of the three is answered before any body is sent"
         refused = b""
