@@ -422,7 +422,8 @@ class Ledger:
         Next is the oldest, each counted as if it had come :data:`QUEUE_TURN_S` later for
         every upload its account made in the 24 hours before it: an author who queues a
         day's uploads at once holds the validator for one of them before a later author's
-        first, and no upload waits behind newcomers for more than that many turns."""
+        first, and an upload goes before everything that comes more than that long, times
+        its account's uploads before it, after it: none waits for ever."""
         with self._transaction():
             row = self._db.execute(
                 "SELECT id FROM submissions AS s WHERE status = 'queued' ORDER BY s.created + ? *"
